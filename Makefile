@@ -1,0 +1,82 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# xdp-fastpath build. `make` builds the binary, `make test` runs every test (root),
+# `make bench-prog` prints the datapath's per-packet cost, `make install` installs.
+
+CC	?= gcc
+CLANG	?= clang
+BPFTOOL ?= bpftool
+PREFIX	?= /usr/local
+BINDIR	?= $(PREFIX)/sbin
+DESTDIR ?=
+
+BUILD	:= build
+ARCH	:= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
+
+# The BPF object: -O2 -g for BTF (named fields in bpftool), warnings are errors.
+BPF_CFLAGS := -target bpf -O2 -g -Wall -Werror -D__TARGET_ARCH_$(ARCH) \
+	      -Iinclude -Ibpf $(if $(MULTIARCH),-I/usr/include/$(MULTIARCH))
+
+CFLAGS	?= -O2 -g
+CFLAGS	+= -std=gnu11 -Wall -Wextra -Werror -Wno-missing-field-initializers \
+	   -Iinclude -I$(BUILD) -Iloader -D_GNU_SOURCE
+LDLIBS	+= $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz)
+
+BPF_SRC   := bpf/xdp_fastpath.bpf.c
+BPF_HDRS  := $(wildcard bpf/*.h) include/xdp_fastpath.h
+BPF_OBJ   := $(BUILD)/xdp_fastpath.bpf.o
+SKEL	  := $(BUILD)/xdp_fastpath.skel.h
+
+LOADER_SRCS := $(wildcard loader/*.c)
+LOADER_OBJS := $(LOADER_SRCS:loader/%.c=$(BUILD)/loader/%.o)
+LOADER_LIB  := $(filter-out $(BUILD)/loader/main.o,$(LOADER_OBJS))
+TEST_SRCS   := $(wildcard tests/*.c)
+TEST_OBJS   := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%.o)
+
+BIN	  := $(BUILD)/xdp-fastpath
+TEST_BIN  := $(BUILD)/fp-test
+
+.PHONY: all test bench-prog install uninstall clean format
+all: $(BIN)
+
+$(BPF_OBJ): $(BPF_SRC) $(BPF_HDRS) | $(BUILD)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(SKEL): $(BPF_OBJ)
+	$(BPFTOOL) gen skeleton $< name xdp_fastpath > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/loader/%.o: loader/%.c $(SKEL) include/xdp_fastpath.h $(wildcard loader/*.h) | $(BUILD)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/tests/%.o: tests/%.c $(SKEL) include/xdp_fastpath.h $(wildcard tests/*.h loader/*.h) | $(BUILD)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests -c $< -o $@
+
+$(BIN): $(LOADER_OBJS)
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+
+$(TEST_BIN): $(TEST_OBJS) $(LOADER_LIB)
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+
+$(BUILD):
+	mkdir -p $@
+
+test: $(BIN) $(TEST_BIN)
+	tests/run-all.sh
+
+bench-prog: $(TEST_BIN)
+	$(TEST_BIN) --bench
+
+install: $(BIN)
+	install -D -m 0755 $(BIN) $(DESTDIR)$(BINDIR)/xdp-fastpath
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/xdp-fastpath
+
+format:
+	clang-format -i $(BPF_SRC) $(BPF_HDRS) $(LOADER_SRCS) $(wildcard loader/*.h) \
+		$(TEST_SRCS) $(wildcard tests/*.h)
+
+clean:
+	rm -rf $(BUILD)

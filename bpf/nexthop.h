@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The next hop of a flow: egress interface, MAC addresses and MTU from bpf_fib_lookup(),
+ * cached in the flow entry and tagged with the generation it was resolved in. Userspace
+ * bumps fp_config.nh_gen whenever routes, neighbours or links change, which invalidates
+ * every cached next hop at once; the next packet of each flow looks it up again.
+ *
+ * The kernel routes a NATed packet after DNAT (prerouting) and before SNAT (postrouting):
+ * the lookup uses the translated destination and the original source.
+ */
+#ifndef FP_NEXTHOP_H
+#define FP_NEXTHOP_H
+
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+
+#include "parse.h"
+
+#ifndef AF_INET
+#define AF_INET 2
+#endif
+#ifndef AF_INET6
+#define AF_INET6 10
+#endif
+
+static __always_inline void fp_fib_params4(struct bpf_fib_lookup *fib, const struct fp_pkt *pkt,
+					   const struct fp_flow4 *flow, __u32 ingress)
+{
+	const struct iphdr *iph = pkt->l3;
+	bool dnat = flow->meta.flags & FP_FLOW_DNAT;
+
+	fib->family = AF_INET;
+	fib->tos = iph->tos;
+	fib->l4_protocol = pkt->proto;
+	fib->sport = pkt->ports[0];
+	fib->dport = dnat ? flow->nat_dport : pkt->ports[1];
+	fib->ipv4_src = iph->saddr;
+	fib->ipv4_dst = dnat ? flow->nat_daddr : iph->daddr;
+	fib->ifindex = ingress;
+}
+
+static __always_inline void fp_fib_params6(struct bpf_fib_lookup *fib, const struct fp_pkt *pkt,
+					   const struct fp_flow6 *flow, __u32 ingress)
+{
+	const struct ipv6hdr *ip6h = pkt->l3;
+	bool dnat = flow->meta.flags & FP_FLOW_DNAT;
+
+	fib->family = AF_INET6;
+	/* Traffic class and flow label, as the kernel's IPv6 route lookup takes them. */
+	fib->flowinfo = *(const __be32 *)ip6h & bpf_htonl(0x0fffffff);
+	fib->l4_protocol = pkt->proto;
+	fib->sport = pkt->ports[0];
+	fib->dport = dnat ? flow->nat_dport : pkt->ports[1];
+	__builtin_memcpy(fib->ipv6_src, &ip6h->saddr, sizeof(fib->ipv6_src));
+	if (dnat)
+		__builtin_memcpy(fib->ipv6_dst, flow->nat_daddr, sizeof(fib->ipv6_dst));
+	else
+		__builtin_memcpy(fib->ipv6_dst, &ip6h->daddr, sizeof(fib->ipv6_dst));
+	fib->ifindex = ingress;
+}
+
+/* Looks the next hop up and caches it in @meta; FP_CONTINUE on success. */
+static __always_inline enum fp_stat fp_nexthop_resolve(struct xdp_md *ctx,
+						       struct bpf_fib_lookup *fib,
+						       struct fp_flow_meta *meta, __u32 gen)
+{
+	/* tot_len 0: the MTU check is ours, against the cached MTU, on every packet. */
+	fib->tot_len = 0;
+	switch (bpf_fib_lookup(ctx, fib, sizeof(*fib), 0)) {
+	case BPF_FIB_LKUP_RET_SUCCESS:
+		break;
+	case BPF_FIB_LKUP_RET_NO_NEIGH:
+		return FP_STAT_PASS_NO_NEIGH; /* the kernel resolves it; a later packet retries */
+	default:
+		return FP_STAT_PASS_NO_ROUTE;
+	}
+	meta->oif = fib->ifindex;
+	meta->mtu = fib->mtu_result;
+	__builtin_memcpy(meta->dmac, fib->dmac, sizeof(meta->dmac));
+	__builtin_memcpy(meta->smac, fib->smac, sizeof(meta->smac));
+	/* Publish the generation last; a concurrent reader sees the old one and looks up too. */
+	asm volatile("" ::: "memory");
+	meta->nh_gen = gen;
+	return FP_CONTINUE;
+}
+
+#endif /* FP_NEXTHOP_H */

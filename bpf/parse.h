@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Packet parsing: Ethernet, IPv4/IPv6, TCP/UDP.
+ *
+ * The parser accepts only what the fastpath can forward exactly as the kernel would, and
+ * names the reason for everything else. It checks what the kernel's receive path and
+ * conntrack check before they accept a packet (ip_rcv_core, ipv6_rcv, tcp_error, udp_error),
+ * so the fastpath never forwards a packet the kernel would have dropped as malformed.
+ * L4 checksums are not verified (as in nf_flow_table): the rewrite preserves a bad one, so
+ * the receiver still drops the packet.
+ */
+#ifndef FP_PARSE_H
+#define FP_PARSE_H
+
+#include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <linux/in.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/tcp.h>
+#include <linux/udp.h>
+#include <bpf/bpf_endian.h>
+
+#include "xdp_fastpath.h"
+#include "csum.h"
+
+/* Returned by the parser and the checks when the packet may continue down the fastpath. */
+#define FP_CONTINUE FP_STAT_MAX
+
+#define FP_IP_MF	 0x2000
+#define FP_IP_OFFSET	 0x1fff
+#define FP_TCP_FLAGS_OFF 13 /* offset of the flags byte in the TCP header */
+#define FP_TCP_FIN	 0x01
+#define FP_TCP_SYN	 0x02
+#define FP_TCP_RST	 0x04
+#define FP_TCP_ACK	 0x10
+
+#ifndef ETH_P_8021AD
+#define ETH_P_8021AD 0x88A8
+#endif
+
+struct fp_pkt {
+	struct ethhdr *eth;
+	void *l3;	/* struct iphdr or struct ipv6hdr */
+	__be16 *ports;	/* source and destination port: the first 4 bytes of TCP and UDP */
+	__sum16 *l4csum; /* the TCP or UDP checksum field */
+	__u16 l3_len;	/* total L3 length, host order; the frame may be padded beyond it */
+	__u8 ipv6;
+	__u8 proto;
+	__u8 ttl;	/* TTL or hop limit */
+	__u8 tcp_flags;
+};
+
+static __always_inline bool fp_ipv6_is_ext_header(__u8 nexthdr)
+{
+	switch (nexthdr) {
+	case IPPROTO_HOPOPTS:
+	case IPPROTO_ROUTING:
+	case IPPROTO_FRAGMENT:
+	case IPPROTO_DSTOPTS:
+	case IPPROTO_AH:
+	case IPPROTO_MH:
+	case 139: /* Host Identity Protocol */
+	case 140: /* Shim6 */
+		return true;
+	}
+	return false;
+}
+
+/* TCP or UDP header at @l4, @l4_len bytes of L3 payload. */
+static __always_inline enum fp_stat fp_parse_l4(struct fp_pkt *pkt, void *l4, __u16 l4_len,
+						void *data_end)
+{
+	if (pkt->proto == IPPROTO_TCP) {
+		struct tcphdr *th = l4;
+
+		if ((void *)(th + 1) > data_end || l4_len < sizeof(*th))
+			return FP_STAT_PASS_MALFORMED;
+		if (th->doff < 5 || th->doff * 4 > l4_len)
+			return FP_STAT_PASS_MALFORMED;
+		pkt->tcp_flags = ((__u8 *)th)[FP_TCP_FLAGS_OFF];
+		pkt->l4csum = &th->check;
+	} else {
+		struct udphdr *uh = l4;
+		__u16 udp_len;
+
+		if ((void *)(uh + 1) > data_end || l4_len < sizeof(*uh))
+			return FP_STAT_PASS_MALFORMED;
+		udp_len = bpf_ntohs(uh->len);
+		if (udp_len < sizeof(*uh) || udp_len > l4_len)
+			return FP_STAT_PASS_MALFORMED;
+		/* A zero UDP checksum is "none" over IPv4 but invalid over IPv6 (RFC 8200). */
+		if (pkt->ipv6 && uh->check == 0)
+			return FP_STAT_PASS_MALFORMED;
+		pkt->l4csum = &uh->check;
+	}
+	pkt->ports = l4;
+	return FP_CONTINUE;
+}
+
+static __always_inline enum fp_stat fp_parse_ipv4(struct fp_pkt *pkt, void *data_end)
+{
+	struct iphdr *iph = pkt->l3;
+	__u16 tot_len;
+
+	if ((void *)(iph + 1) > data_end)
+		return FP_STAT_PASS_MALFORMED;
+	if (iph->version != 4 || iph->ihl < 5)
+		return FP_STAT_PASS_MALFORMED;
+	if (iph->ihl > 5)
+		return FP_STAT_PASS_IP_OPTIONS;
+	tot_len = bpf_ntohs(iph->tot_len);
+	if (tot_len < sizeof(*iph) || (void *)iph + tot_len > data_end)
+		return FP_STAT_PASS_MALFORMED;
+	if (!csum_ipv4_header_ok(iph))
+		return FP_STAT_PASS_MALFORMED;
+	if (iph->frag_off & bpf_htons(FP_IP_MF | FP_IP_OFFSET))
+		return FP_STAT_PASS_FRAGMENT;
+	if (iph->protocol != IPPROTO_TCP && iph->protocol != IPPROTO_UDP)
+		return FP_STAT_PASS_PROTO;
+
+	pkt->l3_len = tot_len;
+	pkt->proto = iph->protocol;
+	pkt->ttl = iph->ttl;
+	return fp_parse_l4(pkt, (void *)iph + iph->ihl * 4, tot_len - iph->ihl * 4, data_end);
+}
+
+static __always_inline enum fp_stat fp_parse_ipv6(struct fp_pkt *pkt, void *data_end)
+{
+	struct ipv6hdr *ip6h = pkt->l3;
+	__u16 payload_len;
+
+	if ((void *)(ip6h + 1) > data_end)
+		return FP_STAT_PASS_MALFORMED;
+	if (ip6h->version != 6)
+		return FP_STAT_PASS_MALFORMED;
+	payload_len = bpf_ntohs(ip6h->payload_len);
+	/* Zero is a jumbogram (RFC 2675): left to the kernel like anything unusual. */
+	if (payload_len == 0 || (void *)(ip6h + 1) + payload_len > data_end)
+		return FP_STAT_PASS_MALFORMED;
+	if (ip6h->nexthdr == IPPROTO_FRAGMENT)
+		return FP_STAT_PASS_FRAGMENT;
+	if (fp_ipv6_is_ext_header(ip6h->nexthdr))
+		return FP_STAT_PASS_IP_OPTIONS;
+	if (ip6h->nexthdr != IPPROTO_TCP && ip6h->nexthdr != IPPROTO_UDP)
+		return FP_STAT_PASS_PROTO;
+
+	pkt->ipv6 = 1;
+	pkt->l3_len = sizeof(*ip6h) + payload_len;
+	pkt->proto = ip6h->nexthdr;
+	pkt->ttl = ip6h->hop_limit;
+	return fp_parse_l4(pkt, ip6h + 1, payload_len, data_end);
+}
+
+static __always_inline enum fp_stat fp_parse(struct xdp_md *ctx, struct fp_pkt *pkt)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+	struct ethhdr *eth = data;
+
+	if ((void *)(eth + 1) > data_end)
+		return FP_STAT_PASS_MALFORMED;
+	/* Broadcast and multicast are never forwarded flows (group bit of the destination). */
+	if (eth->h_dest[0] & 1)
+		return FP_STAT_PASS_NOT_UNICAST;
+
+	pkt->eth = eth;
+	pkt->l3 = eth + 1;
+	switch (eth->h_proto) {
+	case bpf_htons(ETH_P_IP):
+		return fp_parse_ipv4(pkt, data_end);
+	case bpf_htons(ETH_P_IPV6):
+		return fp_parse_ipv6(pkt, data_end);
+	case bpf_htons(ETH_P_8021Q):
+	case bpf_htons(ETH_P_8021AD):
+		return FP_STAT_PASS_VLAN;
+	}
+	return FP_STAT_PASS_NOT_IP;
+}
+
+#endif /* FP_PARSE_H */

@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * xdp-fastpath: forwards packets of flows the firewall has accepted, NAT applied, straight
+ * to the egress interface. Everything else goes to the kernel unchanged, its reason counted.
+ *
+ *   parse -> heartbeat -> cheap checks -> flow lookup -> next hop -> MTU -> egress
+ *         -> rewrite -> redirect
+ *
+ * Every decision is made before the first write to the packet.
+ */
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+
+#include "xdp_fastpath.h"
+#include "parse.h"
+#include "nat.h"
+#include "nexthop.h"
+
+/* Sizes of the flow maps are set by the loader before load (--flows). Entries are allocated
+ * on insert: a small router does not pay for an empty table. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, FP_DEFAULT_FLOWS);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct fp_flow_key4);
+	__type(value, struct fp_flow4);
+} fp_flows4 SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, FP_DEFAULT_FLOWS);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct fp_flow_key6);
+	__type(value, struct fp_flow6);
+} fp_flows6 SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, FP_STAT_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} fp_stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fp_config);
+} fp_config SEC(".maps");
+
+/* Every interface the fastpath is attached to, keyed by ifindex. */
+struct {
+	__uint(type, BPF_MAP_TYPE_DEVMAP_HASH);
+	__uint(max_entries, FP_MAX_TX_PORTS);
+	__type(key, __u32);
+	__type(value, __u32);
+} fp_tx_ports SEC(".maps");
+
+static __always_inline void fp_count(__u32 stat, __u64 value)
+{
+	__u64 *counter = bpf_map_lookup_elem(&fp_stats, &stat);
+
+	if (counter)
+		*counter += value;
+}
+
+static __always_inline int fp_pass(enum fp_stat reason)
+{
+	fp_count(reason, 1);
+	return XDP_PASS;
+}
+
+static __always_inline bool fp_heartbeat_ok(const struct fp_config *cfg, __u64 now)
+{
+	if (cfg->nh_gen == 0) /* not configured by userspace yet */
+		return false;
+	return cfg->lease_ns == 0 || now - cfg->heartbeat_ns <= cfg->lease_ns;
+}
+
+static __always_inline struct fp_flow4 *fp_lookup4(const struct fp_pkt *pkt, __u32 ingress)
+{
+	const struct iphdr *iph = pkt->l3;
+	struct fp_flow_key4 key = {
+		.ifindex = ingress,
+		.saddr = iph->saddr,
+		.daddr = iph->daddr,
+		.sport = pkt->ports[0],
+		.dport = pkt->ports[1],
+		.proto = pkt->proto,
+	};
+
+	return bpf_map_lookup_elem(&fp_flows4, &key);
+}
+
+static __always_inline struct fp_flow6 *fp_lookup6(const struct fp_pkt *pkt, __u32 ingress)
+{
+	const struct ipv6hdr *ip6h = pkt->l3;
+	struct fp_flow_key6 key = {
+		.ifindex = ingress,
+		.sport = pkt->ports[0],
+		.dport = pkt->ports[1],
+		.proto = pkt->proto,
+	};
+
+	__builtin_memcpy(key.saddr, &ip6h->saddr, sizeof(key.saddr));
+	__builtin_memcpy(key.daddr, &ip6h->daddr, sizeof(key.daddr));
+	return bpf_map_lookup_elem(&fp_flows6, &key);
+}
+
+/* TCP segments the fastpath leaves to conntrack; FIN and RST also close the flow. */
+static __always_inline enum fp_stat fp_check_tcp(const struct fp_pkt *pkt,
+						 struct fp_flow_meta *meta)
+{
+	if (pkt->tcp_flags & (FP_TCP_FIN | FP_TCP_RST)) {
+		/* Conntrack must see the teardown; the daemon removes the flow. */
+		meta->flags |= FP_FLOW_CLOSING;
+		return FP_STAT_PASS_TCP_FLAGS;
+	}
+	return FP_CONTINUE;
+}
+
+SEC("xdp")
+int xdp_fastpath(struct xdp_md *ctx)
+{
+	struct bpf_fib_lookup fib = {};
+	struct fp_flow_meta *meta;
+	struct fp_flow4 *flow4 = NULL;
+	struct fp_flow6 *flow6 = NULL;
+	struct fp_config *cfg;
+	struct fp_pkt pkt = {};
+	__u32 ingress = ctx->ingress_ifindex;
+	__u32 zero = 0;
+	enum fp_stat reason;
+	__u64 now;
+
+	reason = fp_parse(ctx, &pkt);
+	if (reason != FP_CONTINUE)
+		return fp_pass(reason);
+
+	now = bpf_ktime_get_ns();
+	cfg = bpf_map_lookup_elem(&fp_config, &zero);
+	if (!cfg || !fp_heartbeat_ok(cfg, now))
+		return fp_pass(FP_STAT_PASS_HEARTBEAT);
+
+	/* The kernel sends ICMP Time Exceeded. */
+	if (pkt.ttl <= 1)
+		return fp_pass(FP_STAT_PASS_TTL);
+	/* SYN, and segments conntrack calls invalid (no ACK), stay with the kernel. */
+	if (pkt.proto == IPPROTO_TCP &&
+	    ((pkt.tcp_flags & FP_TCP_SYN) || !(pkt.tcp_flags & (FP_TCP_ACK | FP_TCP_RST))))
+		return fp_pass(FP_STAT_PASS_TCP_FLAGS);
+
+	if (pkt.ipv6) {
+		flow6 = fp_lookup6(&pkt, ingress);
+		if (!flow6)
+			return fp_pass(FP_STAT_PASS_NO_FLOW);
+		meta = &flow6->meta;
+	} else {
+		flow4 = fp_lookup4(&pkt, ingress);
+		if (!flow4)
+			return fp_pass(FP_STAT_PASS_NO_FLOW);
+		meta = &flow4->meta;
+	}
+
+	if (pkt.proto == IPPROTO_TCP) {
+		reason = fp_check_tcp(&pkt, meta);
+		if (reason != FP_CONTINUE)
+			return fp_pass(reason);
+	}
+	if (meta->flags & FP_FLOW_CLOSING)
+		return fp_pass(FP_STAT_PASS_CLOSING);
+
+	if (meta->nh_gen != cfg->nh_gen) {
+		if (flow6)
+			fp_fib_params6(&fib, &pkt, flow6, ingress);
+		else if (flow4)
+			fp_fib_params4(&fib, &pkt, flow4, ingress);
+		reason = fp_nexthop_resolve(ctx, &fib, meta, cfg->nh_gen);
+		if (reason != FP_CONTINUE)
+			return fp_pass(reason);
+	}
+	/* Too big: the kernel fragments or sends ICMP Fragmentation Needed / Packet Too Big. */
+	if (pkt.l3_len > meta->mtu)
+		return fp_pass(FP_STAT_PASS_MTU);
+	if (!bpf_map_lookup_elem(&fp_tx_ports, &meta->oif))
+		return fp_pass(FP_STAT_PASS_EGRESS);
+
+	/* Decided: from here on the packet is forwarded. */
+	if (flow6)
+		fp_rewrite6(&pkt, flow6);
+	else if (flow4)
+		fp_rewrite4(&pkt, flow4);
+	__builtin_memcpy(pkt.eth->h_dest, meta->dmac, ETH_ALEN);
+	__builtin_memcpy(pkt.eth->h_source, meta->smac, ETH_ALEN);
+
+	meta->last_seen_ns = now;
+	__sync_fetch_and_add(&meta->packets, 1);
+	__sync_fetch_and_add(&meta->bytes, pkt.l3_len);
+	fp_count(FP_STAT_FORWARDED, 1);
+	fp_count(FP_STAT_FORWARDED_BYTES, pkt.l3_len);
+	return bpf_redirect_map(&fp_tx_ports, meta->oif, 0);
+}
+
+char LICENSE[] SEC("license") = "GPL";

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <net/if.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "fixture.h"
+#include "packet.h"
+#include "testlib.h"
+
+struct fixture fx;
+
+const uint8_t fx_lan_mac[6] = { 2, 0, 0, 0, 1, 1 }, fx_lan_host_mac[6] = { 2, 0, 0, 0, 1, 2 };
+const uint8_t fx_wan_mac[6] = { 2, 0, 0, 0, 2, 1 }, fx_wan_host_mac[6] = { 2, 0, 0, 0, 2, 2 };
+
+void fx_sh(const char *fmt, ...)
+{
+	char cmd[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	if (system(cmd) != 0)
+		DIE("setup command failed: %s", cmd);
+}
+
+uint64_t fx_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+void fx_setup(void)
+{
+	if (unshare(CLONE_NEWNET))
+		DIE("unshare(CLONE_NEWNET): %s (the tests need root)", strerror(errno));
+	fx_sh("ip link set lo up");
+	fx_sh("ip link add fp_lan address 02:00:00:00:01:01 type veth peer name fp_lan_peer");
+	fx_sh("ip link add fp_wan address 02:00:00:00:02:01 mtu %d type veth peer name fp_wan_peer "
+	      "mtu %d",
+	      FX_WAN_MTU, FX_WAN_MTU);
+	fx_sh("for l in fp_lan fp_lan_peer fp_wan fp_wan_peer; do ip link set $l up; done");
+	fx_sh("ip addr add 198.18.1.1/24 dev fp_lan && ip addr add 198.19.2.1/24 dev fp_wan");
+	fx_sh("ip addr add 2001:2:0:1::1/64 dev fp_lan nodad && "
+	      "ip addr add 2001:2:0:2::1/64 dev fp_wan nodad");
+	fx_sh("ip neigh add 198.18.1.2 lladdr 02:00:00:00:01:02 dev fp_lan nud permanent && "
+	      "ip neigh add 198.19.2.2 lladdr 02:00:00:00:02:02 dev fp_wan nud permanent && "
+	      "ip neigh add 2001:2:0:1::2 lladdr 02:00:00:00:01:02 dev fp_lan nud permanent && "
+	      "ip neigh add 2001:2:0:2::2 lladdr 02:00:00:00:02:02 dev fp_wan nud permanent");
+	fx_sh("sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1");
+
+	fx.lan_ifindex = if_nametoindex("fp_lan");
+	fx.wan_ifindex = if_nametoindex("fp_wan");
+	fx.nr_cpus = libbpf_num_possible_cpus();
+
+	fx.skel = xdp_fastpath__open_and_load();
+	if (!fx.skel)
+		DIE("loading the XDP program failed: %s", strerror(errno));
+	fx.prog_fd = bpf_program__fd(fx.skel->progs.xdp_fastpath);
+	fx_reset();
+}
+
+void fx_teardown(void)
+{
+	xdp_fastpath__destroy(fx.skel);
+}
+
+static void clear_map(struct bpf_map *map, size_t key_size)
+{
+	uint8_t key[64], next[64];
+	int fd = bpf_map__fd(map);
+
+	while (bpf_map_get_next_key(fd, NULL, next) == 0) {
+		memcpy(key, next, key_size);
+		if (bpf_map_delete_elem(fd, key))
+			DIE("delete from %s: %s", bpf_map__name(map), strerror(errno));
+	}
+}
+
+void fx_set_config(const struct fp_config *cfg)
+{
+	uint32_t zero = 0;
+
+	if (bpf_map_update_elem(bpf_map__fd(fx.skel->maps.fp_config), &zero, cfg, 0))
+		DIE("config update: %s", strerror(errno));
+}
+
+void fx_get_config(struct fp_config *cfg)
+{
+	uint32_t zero = 0;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(fx.skel->maps.fp_config), &zero, cfg))
+		DIE("config lookup: %s", strerror(errno));
+}
+
+void fx_reset(void)
+{
+	struct fp_config cfg = { .nh_gen = 1 };
+	int ports[] = { fx.lan_ifindex, fx.wan_ifindex };
+
+	clear_map(fx.skel->maps.fp_flows4, sizeof(struct fp_flow_key4));
+	clear_map(fx.skel->maps.fp_flows6, sizeof(struct fp_flow_key6));
+	fx_set_config(&cfg);
+	for (int i = 0; i < 2; i++) {
+		uint32_t ifindex = ports[i];
+
+		if (bpf_map_update_elem(bpf_map__fd(fx.skel->maps.fp_tx_ports), &ifindex,
+					&ifindex, 0))
+			DIE("tx port %u: %s", ifindex, strerror(errno));
+	}
+}
+
+void fx_del_tx_port(int ifindex)
+{
+	uint32_t key = ifindex;
+
+	bpf_map_delete_elem(bpf_map__fd(fx.skel->maps.fp_tx_ports), &key);
+}
+
+void fx_add_flow4(const struct fp_flow_key4 *key, const struct fp_flow4 *flow)
+{
+	if (bpf_map_update_elem(bpf_map__fd(fx.skel->maps.fp_flows4), key, flow, 0))
+		DIE("flow4 insert: %s", strerror(errno));
+}
+
+void fx_add_flow6(const struct fp_flow_key6 *key, const struct fp_flow6 *flow)
+{
+	if (bpf_map_update_elem(bpf_map__fd(fx.skel->maps.fp_flows6), key, flow, 0))
+		DIE("flow6 insert: %s", strerror(errno));
+}
+
+bool fx_get_flow4(const struct fp_flow_key4 *key, struct fp_flow4 *flow)
+{
+	return bpf_map_lookup_elem(bpf_map__fd(fx.skel->maps.fp_flows4), key, flow) == 0;
+}
+
+bool fx_get_flow6(const struct fp_flow_key6 *key, struct fp_flow6 *flow)
+{
+	return bpf_map_lookup_elem(bpf_map__fd(fx.skel->maps.fp_flows6), key, flow) == 0;
+}
+
+int fx_run(const uint8_t *in, uint32_t in_len, int ingress, uint8_t *out, uint32_t *out_len)
+{
+	struct xdp_md ctx_in = { .data_end = in_len, .ingress_ifindex = ingress };
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = in, .data_size_in = in_len,
+		    .data_out = out, .data_size_out = PKT_MAX, .ctx_in = &ctx_in,
+		    .ctx_size_in = sizeof(ctx_in), .repeat = 1);
+
+	if (bpf_prog_test_run_opts(fx.prog_fd, &opts))
+		DIE("BPF_PROG_TEST_RUN: %s", strerror(errno));
+	*out_len = opts.data_size_out;
+	return opts.retval;
+}
+
+void fx_read_stats(uint64_t stats[FP_STAT_MAX])
+{
+	uint64_t percpu[fx.nr_cpus];
+	int fd = bpf_map__fd(fx.skel->maps.fp_stats);
+
+	for (uint32_t i = 0; i < FP_STAT_MAX; i++) {
+		stats[i] = 0;
+		if (bpf_map_lookup_elem(fd, &i, percpu))
+			DIE("stats lookup: %s", strerror(errno));
+		for (int c = 0; c < fx.nr_cpus; c++)
+			stats[i] += percpu[c];
+	}
+}

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * fp-test: the datapath tests. Needs root; runs in a network namespace of its own.
+ *   fp-test                 every suite
+ *   fp-test --suite NAME    datapath | fuzz | attach
+ *   fp-test --bench         per-packet cost of the fast case (BPF_PROG_TEST_RUN repeat)
+ * FP_FUZZ_ITERATIONS and FP_FUZZ_SEED tune the randomized test.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fixture.h"
+#include "testlib.h"
+#include "tests.h"
+
+int main(int argc, char **argv)
+{
+	const char *suite = NULL;
+	unsigned long iterations = 100000;
+	unsigned int seed = (unsigned int)time(NULL);
+	const char *env;
+
+	if (argc == 3 && !strcmp(argv[1], "--suite"))
+		suite = argv[2];
+	else if (argc == 2 && !strcmp(argv[1], "--bench"))
+		suite = "bench";
+	else if (argc != 1) {
+		fprintf(stderr, "usage: fp-test [--suite datapath|fuzz|attach] [--bench]\n");
+		return 2;
+	}
+	if (geteuid() != 0) {
+		fprintf(stderr, "fp-test: needs root (BPF and network namespaces)\n");
+		return 2;
+	}
+	if ((env = getenv("FP_FUZZ_ITERATIONS")))
+		iterations = strtoul(env, NULL, 0);
+	if ((env = getenv("FP_FUZZ_SEED")))
+		seed = strtoul(env, NULL, 0);
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	fx_setup();
+	if (suite && !strcmp(suite, "bench")) {
+		bench_prog();
+		fx_teardown();
+		return 0;
+	}
+	if (!suite || !strcmp(suite, "datapath"))
+		test_datapath();
+	if (!suite || !strcmp(suite, "fuzz"))
+		test_fuzz(iterations, seed);
+	if (!suite || !strcmp(suite, "attach"))
+		test_attach();
+	fx_teardown();
+
+	printf("fp-test: %d passed, %d failed\n", tl_passed, tl_failed);
+	return tl_failed ? 1 : 0;
+}

@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* The suites of fp-test. */
+#ifndef FP_TESTS_H
+#define FP_TESTS_H
+
+void test_datapath(void);
+void test_fuzz(unsigned long iterations, unsigned int seed);
+void test_attach(void);
+void bench_prog(void);
+
+#endif
