@@ -20,7 +20,10 @@ BPF_CFLAGS := -target bpf -O2 -g -Wall -Werror -D__TARGET_ARCH_$(ARCH) \
 CFLAGS	?= -O2 -g
 CFLAGS	+= -std=gnu11 -Wall -Wextra -Werror -Wno-missing-field-initializers \
 	   -Iinclude -I$(BUILD) -Iloader -D_GNU_SOURCE
-LDLIBS	+= $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz)
+PKGS	:= libbpf libmnl libnetfilter_conntrack
+CFLAGS	+= $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+LDLIBS	+= $(shell pkg-config --libs $(PKGS) 2>/dev/null || \
+	     echo -lbpf -lelf -lz -lmnl -lnetfilter_conntrack -lnfnetlink)
 
 BPF_SRC   := bpf/xdp_fastpath.bpf.c
 BPF_HDRS  := $(wildcard bpf/*.h) include/xdp_fastpath.h
@@ -29,7 +32,7 @@ SKEL	  := $(BUILD)/xdp_fastpath.skel.h
 
 LOADER_SRCS := $(wildcard loader/*.c)
 LOADER_OBJS := $(LOADER_SRCS:loader/%.c=$(BUILD)/loader/%.o)
-LOADER_LIB  := $(filter-out $(BUILD)/loader/main.o,$(LOADER_OBJS))
+LOADER_LIB  := $(filter-out $(BUILD)/loader/cli.o,$(LOADER_OBJS))
 TEST_SRCS   := $(wildcard tests/*.c)
 TEST_OBJS   := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%.o)
 

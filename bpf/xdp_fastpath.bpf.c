@@ -56,6 +56,14 @@ struct {
 	__type(value, __u32);
 } fp_tx_ports SEC(".maps");
 
+/* Userspace only: the daemon's counters, pinned beside the rest for operators. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fp_daemon_state);
+} fp_daemon SEC(".maps");
+
 static __always_inline void fp_count(__u32 stat, __u64 value)
 {
 	__u64 *counter = bpf_map_lookup_elem(&fp_stats, &stat);

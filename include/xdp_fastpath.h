@@ -16,6 +16,8 @@
 #define FP_MAP_STATS	"fp_stats"
 #define FP_MAP_CONFIG	"fp_config"
 #define FP_MAP_TX_PORTS "fp_tx_ports"
+#define FP_MAP_DAEMON	"fp_daemon"
+#define FP_PROG_NAME	"xdp_fastpath"
 
 #define FP_DEFAULT_FLOWS    65536 /* per family, set at load time */
 #define FP_MAX_TX_PORTS	    64	  /* interfaces the fastpath may redirect to */
@@ -99,6 +101,27 @@ struct fp_config {
 };
 
 /*
+ * The single entry of fp_daemon: the sync daemon's own counters, written every scan so that
+ * `xdp-fastpath status` and `bpftool map dump` can show them. The XDP program never reads it.
+ */
+struct fp_daemon_state {
+	__u32 pid;
+	__u32 pad;
+	__u64 started_ns;    /* CLOCK_MONOTONIC */
+	__u64 scans;
+	__u64 events;	     /* conntrack events handled */
+	__u64 overruns;	     /* ENOBUFS on the event socket: events were lost */
+	__u64 resyncs;	     /* full dumps after an overrun or a flush */
+	__u64 offloaded;     /* conntrack entries offloaded now */
+	__u64 offload_total; /* conntrack entries ever offloaded */
+	__u64 remove_total;  /* conntrack entries removed from the fastpath */
+	__u64 refresh_total; /* conntrack timeouts refreshed */
+	__u64 nh_bumps;	     /* next-hop generation bumps */
+	__u64 table_full;    /* entries that did not fit in the flow maps */
+	__u64 errors;	     /* netlink or map operations that failed */
+};
+
+/*
  * Per-CPU counters, one per outcome. X(enum suffix, name shown to users).
  * Every packet the program sees is counted in exactly one FP_STAT_PASS_* or in
  * FP_STAT_FORWARDED (FP_STAT_FORWARDED_BYTES adds its L3 length).
@@ -139,5 +162,6 @@ _Static_assert(sizeof(struct fp_flow_meta) == 48, "fp_flow_meta layout");
 _Static_assert(sizeof(struct fp_flow4) == 64, "fp_flow4 layout");
 _Static_assert(sizeof(struct fp_flow6) == 88, "fp_flow6 layout");
 _Static_assert(sizeof(struct fp_config) == 24, "fp_config layout");
+_Static_assert(sizeof(struct fp_daemon_state) == 104, "fp_daemon_state layout");
 
 #endif /* XDP_FASTPATH_H */

@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * attach and detach. The program is attached through a bpf_link pinned beside the maps
+ * (link_IFINDEX), so it stays attached after the command exits, cannot be replaced by
+ * accident, and goes away when its pin is removed. A command that fails undoes what it did.
+ */
+#include <errno.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <net/if.h>
+#include <linux/if_link.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "common.h"
+
+#define MAX_IFACES FP_MAX_TX_PORTS
+
+struct iface {
+	const char *name;
+	int ifindex;
+	int link_fd;
+	const char *mode; /* what it was attached in */
+};
+
+static int resolve_ifaces(int argc, char **argv, struct iface *ifs)
+{
+	if (argc > MAX_IFACES) {
+		fp_err("at most %d interfaces", MAX_IFACES);
+		return -E2BIG;
+	}
+	for (int i = 0; i < argc; i++) {
+		ifs[i] = (struct iface){ .name = argv[i], .link_fd = -1 };
+		ifs[i].ifindex = if_nametoindex(argv[i]);
+		if (!ifs[i].ifindex) {
+			fp_err("%s: no such interface (see 'ip link show')", argv[i]);
+			return -ENODEV;
+		}
+		for (int j = 0; j < i; j++) {
+			if (ifs[j].ifindex == ifs[i].ifindex) {
+				fp_err("%s: named twice", argv[i]);
+				return -EINVAL;
+			}
+		}
+	}
+	return 0;
+}
+
+/* Refuses an interface that already has an XDP program, ours or another. */
+static int check_free(const struct fp_instance *inst, const struct iface *ifc)
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	int err = bpf_xdp_query(ifc->ifindex, 0, &q);
+
+	if (err) {
+		fp_err("%s: cannot query its XDP state: %s", ifc->name, strerror(-err));
+		return err;
+	}
+	if (q.attach_mode == XDP_ATTACHED_NONE)
+		return 0;
+	if (inst && (q.prog_id == inst->prog_id || q.drv_prog_id == inst->prog_id ||
+		     q.skb_prog_id == inst->prog_id)) {
+		fp_err("%s: already attached", ifc->name);
+		return -EEXIST;
+	}
+	fp_err("%s: already has an XDP program (id %u); remove it first, e.g. "
+	       "'ip link set dev %s xdp off'",
+	       ifc->name, q.prog_id ? q.prog_id : (q.drv_prog_id ? q.drv_prog_id : q.skb_prog_id),
+	       ifc->name);
+	return -EBUSY;
+}
+
+static int link_in_mode(const struct fp_instance *inst, int ifindex, uint32_t flags)
+{
+	LIBBPF_OPTS(bpf_link_create_opts, lopts, .flags = flags);
+	int fd = bpf_link_create(inst->prog_fd, ifindex, BPF_XDP, &lopts);
+
+	return fd < 0 ? -errno : fd;
+}
+
+static int attach_one(const struct fp_instance *inst, struct iface *ifc, int mode)
+{
+	char path[PATH_MAX];
+	uint32_t ifindex = ifc->ifindex;
+	int fd, err;
+
+	if (mode) {
+		fd = link_in_mode(inst, ifc->ifindex, mode);
+		ifc->mode = mode == XDP_FLAGS_DRV_MODE ? "native" : "generic";
+	} else {
+		/* auto: native if the driver supports it, generic otherwise */
+		fd = link_in_mode(inst, ifc->ifindex, XDP_FLAGS_DRV_MODE);
+		ifc->mode = "native";
+		if (fd < 0) {
+			fd = link_in_mode(inst, ifc->ifindex, XDP_FLAGS_SKB_MODE);
+			ifc->mode = "generic";
+		}
+	}
+	if (fd < 0) {
+		fp_err("%s: attaching in %s mode failed: %s%s", ifc->name, ifc->mode,
+		       strerror(-fd), mode == XDP_FLAGS_DRV_MODE ? " (try --mode generic)" : "");
+		return fd;
+	}
+	ifc->link_fd = fd;
+	fp_link_pin_path(inst, ifc->ifindex, path, sizeof(path));
+	if (bpf_obj_pin(fd, path)) {
+		err = -errno;
+		fp_err("%s: cannot pin its link at %s: %s", ifc->name, path, strerror(errno));
+		return err;
+	}
+	if (bpf_map_update_elem(inst->tx_ports_fd, &ifindex, &ifindex, 0)) {
+		err = -errno;
+		fp_err("%s: cannot add it to the egress map: %s", ifc->name, strerror(errno));
+		return err;
+	}
+	return 0;
+}
+
+/* Detaches one interface: link, pin, egress entry and its flows. */
+static void detach_ifindex(const struct fp_instance *inst, int ifindex, int link_fd)
+{
+	char path[PATH_MAX];
+	uint32_t key = ifindex;
+	int fd = link_fd;
+
+	fp_link_pin_path(inst, ifindex, path, sizeof(path));
+	if (fd < 0)
+		fd = bpf_obj_get(path);
+	if (fd >= 0) {
+		bpf_link_detach(fd);
+		if (fd != link_fd)
+			close(fd);
+	}
+	unlink(path);
+	bpf_map_delete_elem(inst->tx_ports_fd, &key);
+	fp_flows_delete_ifindex(inst, ifindex);
+}
+
+int cmd_attach(int argc, char **argv, struct fp_options *opt)
+{
+	struct iface ifs[MAX_IFACES];
+	struct fp_instance inst;
+	bool created = false;
+	int err, lock_fd, done = 0;
+
+	if (argc < 1) {
+		fp_err("attach needs an interface, e.g. 'xdp-fastpath attach eth0'");
+		return 2;
+	}
+	if (fp_check_environment(opt->pin_dir, true))
+		return 1;
+	if (resolve_ifaces(argc, argv, ifs))
+		return 1;
+
+	err = fp_instance_open(&inst, opt->pin_dir);
+	if (err == -ENOENT) {
+		inst.pin_dir[0] = '\0';
+	} else if (err) {
+		if (err != -EBADF)
+			fp_err("cannot open %s: %s", opt->pin_dir, strerror(-err));
+		return 1;
+	}
+	/* Check every interface before changing anything. */
+	for (int i = 0; i < argc; i++)
+		if (check_free(inst.pin_dir[0] ? &inst : NULL, &ifs[i]))
+			goto out_close;
+
+	if (!inst.pin_dir[0]) {
+		if (fp_instance_create(&inst, opt))
+			return 1;
+		created = true;
+	}
+	lock_fd = fp_instance_lock(&inst);
+	if (lock_fd < 0)
+		goto out_undo;
+	for (; done < argc; done++) {
+		if (attach_one(&inst, &ifs[done], opt->mode)) {
+			done++; /* undo its partial state too */
+			goto out_undo;
+		}
+	}
+	for (int i = 0; i < argc; i++) {
+		printf("%s: attached (%s mode)\n", ifs[i].name, ifs[i].mode);
+		close(ifs[i].link_fd);
+	}
+	fflush(stdout);
+
+	err = fp_daemon_start(&inst, opt);
+	fp_instance_close(&inst);
+	return err ? 1 : 0;
+
+out_undo:
+	for (int i = 0; i < done; i++) {
+		detach_ifindex(&inst, ifs[i].ifindex, ifs[i].link_fd);
+		if (ifs[i].link_fd >= 0)
+			close(ifs[i].link_fd);
+	}
+	if (created)
+		fp_instance_unpin(inst.pin_dir);
+out_close:
+	fp_instance_close(&inst);
+	return 1;
+}
+
+/* Interfaces with a link pinned in the instance. Returns how many. */
+static int pinned_links(const struct fp_instance *inst, int *ifindexes, int max)
+{
+	DIR *dir = opendir(inst->pin_dir);
+	struct dirent *de;
+	int n = 0;
+
+	if (!dir)
+		return 0;
+	while ((de = readdir(dir)) && n < max) {
+		int ifindex;
+
+		if (sscanf(de->d_name, "link_%d", &ifindex) == 1)
+			ifindexes[n++] = ifindex;
+	}
+	closedir(dir);
+	return n;
+}
+
+int cmd_detach(int argc, char **argv, struct fp_options *opt)
+{
+	struct iface ifs[MAX_IFACES];
+	int linked[MAX_IFACES], nr_linked;
+	struct fp_instance inst;
+	char path[PATH_MAX];
+	int err;
+
+	if (fp_check_environment(opt->pin_dir, false))
+		return 1;
+	if (resolve_ifaces(argc, argv, ifs))
+		return 1;
+	err = fp_instance_open(&inst, opt->pin_dir);
+	if (err == -ENOENT) {
+		fp_err("nothing is attached (no instance at %s)", opt->pin_dir);
+		return 1;
+	}
+	/* -EBADF, an incomplete instance: go on and remove what is left of it. */
+	if (err && err != -EBADF) {
+		fp_err("cannot open %s: %s", opt->pin_dir, strerror(-err));
+		return 1;
+	}
+	if (fp_instance_lock(&inst) < 0)
+		goto out;
+
+	for (int i = 0; i < argc; i++) {
+		fp_link_pin_path(&inst, ifs[i].ifindex, path, sizeof(path));
+		if (access(path, F_OK)) {
+			fp_err("%s: not attached", ifs[i].name);
+			goto out;
+		}
+	}
+	for (int i = 0; i < argc; i++) {
+		detach_ifindex(&inst, ifs[i].ifindex, -1);
+		printf("%s: detached\n", ifs[i].name);
+	}
+	if (argc > 0 && pinned_links(&inst, linked, MAX_IFACES) > 0)
+		goto out_ok;
+
+	/* Nothing left attached: stop the daemon and remove the instance. */
+	fp_daemon_stop(&inst);
+	nr_linked = pinned_links(&inst, linked, MAX_IFACES);
+	for (int i = 0; i < nr_linked; i++) {
+		char name[IF_NAMESIZE];
+
+		fp_ifname(linked[i], name);
+		detach_ifindex(&inst, linked[i], -1);
+		printf("%s: detached\n", name);
+	}
+	fp_instance_close(&inst);
+	fp_instance_unpin(opt->pin_dir);
+	return 0;
+out_ok:
+	fp_instance_close(&inst);
+	return 0;
+out:
+	fp_instance_close(&inst);
+	return 1;
+}

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Declarations shared by the files of the xdp-fastpath command. */
+#ifndef FP_LOADER_COMMON_H
+#define FP_LOADER_COMMON_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <limits.h>
+
+#include "xdp_fastpath.h"
+
+#define FP_VERSION "0.1.0"
+
+/* Options common to every command, and those of attach and the daemon. */
+struct fp_options {
+	const char *pin_dir;	/* --pin-dir, XDP_FASTPATH_PIN_DIR */
+	bool json;		/* --json */
+	bool watch;		/* --watch */
+	bool foreground;	/* --foreground */
+	int mode;		/* XDP_FLAGS_DRV_MODE, XDP_FLAGS_SKB_MODE, or 0 for auto */
+	uint32_t flows;		/* --flows: entries per family */
+	uint32_t lease_s;	/* --lease */
+	uint32_t scan_ms;	/* --scan-ms */
+	uint32_t skip_mark;	/* --skip-mark MARK[/MASK] */
+	uint32_t skip_mask;
+	int verbose;		/* -v */
+	const char *log_file;	/* --log-file: the background daemon's log instead of syslog */
+};
+
+/* An open instance: the pinned program and maps of one pin directory. */
+struct fp_instance {
+	char pin_dir[PATH_MAX];
+	char name[NAME_MAX + 1]; /* basename of pin_dir: names pid and lock files */
+	int prog_fd;
+	uint32_t prog_id;
+	int flows4_fd, flows6_fd, stats_fd, config_fd, tx_ports_fd, daemon_fd;
+};
+
+/* Errors: one line on stderr, "xdp-fastpath: ...". */
+void fp_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void fp_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+extern int fp_log_level;	  /* LOG_* of syslog.h; messages above it are dropped */
+extern bool fp_log_to_syslog;
+
+uint64_t fp_now_ns(void); /* CLOCK_MONOTONIC, the clock of bpf_ktime_get_ns() */
+int fp_ifname(int ifindex, char *buf); /* "?" when unknown; buf of IF_NAMESIZE */
+
+/* instance.c */
+int fp_check_environment(const char *pin_dir, bool may_mount);
+int fp_instance_open(struct fp_instance *inst, const char *pin_dir);
+int fp_instance_create(struct fp_instance *inst, const struct fp_options *opt);
+void fp_instance_close(struct fp_instance *inst);
+void fp_instance_unpin(const char *pin_dir);
+int fp_instance_lock(const struct fp_instance *inst);
+void fp_instance_unlock(void);
+void fp_link_pin_path(const struct fp_instance *inst, int ifindex, char *buf, size_t len);
+int fp_read_config(const struct fp_instance *inst, struct fp_config *cfg);
+int fp_write_config(const struct fp_instance *inst, const struct fp_config *cfg);
+int fp_read_stats(const struct fp_instance *inst, uint64_t stats[FP_STAT_MAX]);
+int fp_tx_ports(const struct fp_instance *inst, uint32_t *ifindexes, int max);
+bool fp_tx_port_attached(const struct fp_instance *inst, uint32_t ifindex);
+void fp_run_paths(const struct fp_instance *inst, char *pid, char *lock, size_t len);
+
+/* flows.c */
+int fp_flows_delete_ifindex(const struct fp_instance *inst, uint32_t ifindex);
+int fp_flows_count(const struct fp_instance *inst, uint32_t *v4, uint32_t *v6);
+
+/* daemon.c */
+int fp_daemon_start(struct fp_instance *inst, const struct fp_options *opt);
+int fp_daemon_stop(const struct fp_instance *inst);
+int fp_daemon_pid(const struct fp_instance *inst);
+
+/* Commands. */
+int cmd_attach(int argc, char **argv, struct fp_options *opt);
+int cmd_detach(int argc, char **argv, struct fp_options *opt);
+int cmd_status(int argc, char **argv, struct fp_options *opt);
+int cmd_stats(int argc, char **argv, struct fp_options *opt);
+int cmd_flows(int argc, char **argv, struct fp_options *opt);
+int cmd_flush(int argc, char **argv, struct fp_options *opt);
+
+#endif

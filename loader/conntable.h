@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The daemon's table of offloaded connections: one record per conntrack entry, reachable
+ * by the tuple of either direction (events name the original tuple, flow map entries the
+ * tuple of their own direction).
+ */
+#ifndef FP_CONNTABLE_H
+#define FP_CONNTABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct fp_tuple {
+	uint8_t family; /* AF_INET or AF_INET6 */
+	uint8_t proto;
+	uint16_t pad;
+	uint32_t src[4]; /* network order; IPv4 uses [0] */
+	uint32_t dst[4];
+	uint16_t sport; /* network order */
+	uint16_t dport;
+};
+
+enum { FP_DIR_ORIG, FP_DIR_REPLY };
+
+struct fp_conn_node {
+	struct fp_conn_node *next;
+	uint8_t dir;
+};
+
+struct fp_conn {
+	struct fp_tuple tuple[2];	/* FP_DIR_ORIG, FP_DIR_REPLY */
+	struct fp_conn_node node[2];
+	uint32_t ingress[2];		/* ifindex each direction arrives on; 0: not offloaded */
+	uint32_t gen;			/* the dump generation that last saw it */
+	uint8_t doomed;			/* to be removed after the current walk */
+	uint64_t last_active_ns;	/* newest last_seen of its flow entries */
+	uint64_t last_refresh_ns;	/* conntrack timeout last refreshed */
+};
+
+struct fp_conntable {
+	struct fp_conn_node **buckets;
+	size_t nr_buckets; /* a power of two */
+	size_t count;
+	uint64_t seed;
+};
+
+int conntable_init(struct fp_conntable *t);
+void conntable_free(struct fp_conntable *t);
+/* The record with this tuple in either direction; *dir says which. */
+struct fp_conn *conntable_find(const struct fp_conntable *t, const struct fp_tuple *tuple,
+			       int *dir);
+struct fp_conn *conntable_add(struct fp_conntable *t, const struct fp_tuple *orig,
+			      const struct fp_tuple *reply);
+void conntable_remove(struct fp_conntable *t, struct fp_conn *c);
+/* Calls fn for every record; fn may not add or remove records (mark them doomed). */
+void conntable_walk(const struct fp_conntable *t, void (*fn)(struct fp_conn *c, void *arg),
+		    void *arg);
+/* Removes the doomed records, calling fn before each removal. Returns how many. */
+size_t conntable_reap(struct fp_conntable *t, void (*fn)(struct fp_conn *c, void *arg),
+		      void *arg);
+
+#endif

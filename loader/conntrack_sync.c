@@ -1,0 +1,668 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The conntrack sync: keeps the flow maps equal to the set of offloadable conntrack entries.
+ *
+ * - Subscribes to conntrack events first, then dumps, so no entry falls between the two.
+ * - Offloads TCP once ESTABLISHED and ASSURED, UDP once a reply was seen; never entries with
+ *   a helper, sequence adjustment, a zone, or a mark the user excluded (--skip-mark).
+ * - Each direction's ingress interface comes from a route lookup of that direction's source;
+ *   a direction arriving on an interface the fastpath is not attached to stays in the kernel.
+ * - Offloaded TCP entries are made "be liberal" in both directions: the fastpath does not
+ *   update conntrack's window tracking, and when a flow returns to the kernel (FIN, daemon
+ *   gone, detach) its next segment must not be called invalid (nf_flow_table does the same).
+ * - An overrun (ENOBUFS) means events were lost: grow the socket buffer and dump again;
+ *   records the dump did not see (older generation) are removed.
+ * - Each scan refreshes the conntrack timeout of connections the fastpath carried, removes
+ *   those the datapath marked closing, and those idle past conntrack's own timeout.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <sys/socket.h>
+#include <libmnl/libmnl.h>
+#include <linux/netfilter/nfnetlink.h>
+#include <libnetfilter_conntrack/libnetfilter_conntrack.h>
+#include <libnetfilter_conntrack/libnetfilter_conntrack_tcp.h>
+#include <bpf/bpf.h>
+
+#include "conntrack_sync.h"
+#include "flows.h"
+#include "route_watch.h"
+
+#define EVENT_RCVBUF_INITIAL (4 << 20)
+#define EVENT_RCVBUF_MAX     (128 << 20)
+#define RECV_BUF_SIZE	     (MNL_SOCKET_BUFFER_SIZE * 16)
+#define REFRESH_MAX_S	     60 /* refresh an active entry at least this often */
+
+enum { TIMEOUT_TCP, TIMEOUT_UDP };
+
+static struct mnl_socket *ct_socket(unsigned int groups)
+{
+	struct mnl_socket *nl = mnl_socket_open2(NETLINK_NETFILTER, SOCK_CLOEXEC);
+
+	if (!nl)
+		return NULL;
+	if (mnl_socket_bind(nl, groups, MNL_SOCKET_AUTOPID)) {
+		mnl_socket_close(nl);
+		return NULL;
+	}
+	return nl;
+}
+
+static int set_rcvbuf(struct mnl_socket *nl, int bytes)
+{
+	/* FORCE: above net.core.rmem_max, which is small by default; we are root. */
+	return setsockopt(mnl_socket_get_fd(nl), SOL_SOCKET, SO_RCVBUFFORCE, &bytes,
+			  sizeof(bytes));
+}
+
+int ctsync_open(struct fp_ctsync *cs, const struct fp_instance *inst,
+		const struct fp_options *opt, struct fp_daemon_state *state, struct fp_route *route)
+{
+	memset(cs, 0, sizeof(*cs));
+	cs->inst = inst;
+	cs->opt = opt;
+	cs->state = state;
+	cs->route = route;
+	cs->rcvbuf = EVENT_RCVBUF_INITIAL;
+	cs->buf = malloc(RECV_BUF_SIZE);
+	if (!cs->buf || conntable_init(&cs->table))
+		return -ENOMEM;
+	cs->events = ct_socket(NF_NETLINK_CONNTRACK_NEW | NF_NETLINK_CONNTRACK_UPDATE |
+			       NF_NETLINK_CONNTRACK_DESTROY);
+	if (!cs->events) {
+		fp_err("cannot subscribe to conntrack events: %s (is nf_conntrack_netlink there?)",
+		       strerror(errno));
+		return -errno;
+	}
+	set_rcvbuf(cs->events, cs->rcvbuf);
+	fcntl(mnl_socket_get_fd(cs->events), F_SETFL, O_NONBLOCK);
+	cs->request = ct_socket(0);
+	if (!cs->request) {
+		fp_err("cannot open a conntrack netlink socket: %s", strerror(errno));
+		return -errno;
+	}
+	set_rcvbuf(cs->request, EVENT_RCVBUF_INITIAL);
+	return 0;
+}
+
+void ctsync_close(struct fp_ctsync *cs)
+{
+	if (cs->events)
+		mnl_socket_close(cs->events);
+	if (cs->request)
+		mnl_socket_close(cs->request);
+	conntable_free(&cs->table);
+	free(cs->buf);
+	cs->events = cs->request = NULL;
+	cs->buf = NULL;
+}
+
+int ctsync_event_fd(const struct fp_ctsync *cs)
+{
+	return mnl_socket_get_fd(cs->events);
+}
+
+static uint32_t read_sysctl_u32(const char *path, uint32_t fallback)
+{
+	FILE *f = fopen(path, "re");
+	unsigned int value;
+
+	if (!f)
+		return fallback;
+	if (fscanf(f, "%u", &value) != 1)
+		value = fallback;
+	fclose(f);
+	return value;
+}
+
+static void read_timeouts(struct fp_ctsync *cs)
+{
+	cs->timeout_s[TIMEOUT_TCP] = read_sysctl_u32(
+		"/proc/sys/net/netfilter/nf_conntrack_tcp_timeout_established", 432000);
+	cs->timeout_s[TIMEOUT_UDP] =
+		read_sysctl_u32("/proc/sys/net/netfilter/nf_conntrack_udp_timeout_stream", 120);
+}
+
+static uint32_t conn_timeout_s(const struct fp_ctsync *cs, const struct fp_conn *c)
+{
+	return cs->timeout_s[c->tuple[0].proto == IPPROTO_TCP ? TIMEOUT_TCP : TIMEOUT_UDP];
+}
+
+/* Tuples */
+
+static bool ct_tuple(const struct nf_conntrack *ct, int dir, struct fp_tuple *t)
+{
+	static const int attrs[2][7] = {
+		{ ATTR_ORIG_L3PROTO, ATTR_ORIG_L4PROTO, ATTR_ORIG_IPV4_SRC, ATTR_ORIG_IPV4_DST,
+		  ATTR_ORIG_IPV6_SRC, ATTR_ORIG_IPV6_DST, ATTR_ORIG_PORT_SRC },
+		{ ATTR_REPL_L3PROTO, ATTR_REPL_L4PROTO, ATTR_REPL_IPV4_SRC, ATTR_REPL_IPV4_DST,
+		  ATTR_REPL_IPV6_SRC, ATTR_REPL_IPV6_DST, ATTR_REPL_PORT_SRC },
+	};
+	const int *a = attrs[dir];
+	int port_dst = dir == FP_DIR_ORIG ? ATTR_ORIG_PORT_DST : ATTR_REPL_PORT_DST;
+
+	memset(t, 0, sizeof(*t));
+	if (!nfct_attr_is_set(ct, a[0]) || !nfct_attr_is_set(ct, a[1]))
+		return false;
+	t->family = nfct_get_attr_u8(ct, a[0]);
+	t->proto = nfct_get_attr_u8(ct, a[1]);
+	if (t->proto != IPPROTO_TCP && t->proto != IPPROTO_UDP)
+		return false;
+	if (t->family == AF_INET) {
+		if (!nfct_attr_is_set(ct, a[2]) || !nfct_attr_is_set(ct, a[3]))
+			return false;
+		t->src[0] = nfct_get_attr_u32(ct, a[2]);
+		t->dst[0] = nfct_get_attr_u32(ct, a[3]);
+	} else if (t->family == AF_INET6) {
+		if (!nfct_attr_is_set(ct, a[4]) || !nfct_attr_is_set(ct, a[5]))
+			return false;
+		memcpy(t->src, nfct_get_attr(ct, a[4]), 16);
+		memcpy(t->dst, nfct_get_attr(ct, a[5]), 16);
+	} else {
+		return false;
+	}
+	if (!nfct_attr_is_set(ct, a[6]) || !nfct_attr_is_set(ct, port_dst))
+		return false;
+	t->sport = nfct_get_attr_u16(ct, a[6]);
+	t->dport = nfct_get_attr_u16(ct, port_dst);
+	return true;
+}
+
+static void ct_set_tuple(struct nf_conntrack *ct, const struct fp_tuple *t)
+{
+	nfct_set_attr_u8(ct, ATTR_ORIG_L3PROTO, t->family);
+	nfct_set_attr_u8(ct, ATTR_ORIG_L4PROTO, t->proto);
+	if (t->family == AF_INET) {
+		nfct_set_attr_u32(ct, ATTR_ORIG_IPV4_SRC, t->src[0]);
+		nfct_set_attr_u32(ct, ATTR_ORIG_IPV4_DST, t->dst[0]);
+	} else {
+		nfct_set_attr(ct, ATTR_ORIG_IPV6_SRC, t->src);
+		nfct_set_attr(ct, ATTR_ORIG_IPV6_DST, t->dst);
+	}
+	nfct_set_attr_u16(ct, ATTR_ORIG_PORT_SRC, t->sport);
+	nfct_set_attr_u16(ct, ATTR_ORIG_PORT_DST, t->dport);
+}
+
+/* Requests: one message, one acknowledgement. */
+
+static int ct_request(struct fp_ctsync *cs, struct nf_conntrack *ct, uint8_t family)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct nfgenmsg *nfh;
+	uint32_t seq = ++cs->request_seq;
+	ssize_t n;
+	int err;
+
+	nlh->nlmsg_type = (NFNL_SUBSYS_CTNETLINK << 8) | IPCTNL_MSG_CT_NEW;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK; /* no NLM_F_CREATE: change only */
+	nlh->nlmsg_seq = seq;
+	nfh = mnl_nlmsg_put_extra_header(nlh, sizeof(*nfh));
+	nfh->nfgen_family = family;
+	nfh->version = NFNETLINK_V0;
+	nfh->res_id = 0;
+	if (nfct_nlmsg_build(nlh, ct) < 0)
+		return -EINVAL;
+	if (mnl_socket_sendto(cs->request, nlh, nlh->nlmsg_len) < 0)
+		return -errno;
+	do {
+		n = mnl_socket_recvfrom(cs->request, cs->buf, RECV_BUF_SIZE);
+		if (n < 0)
+			return -errno;
+		err = mnl_cb_run(cs->buf, n, seq, mnl_socket_get_portid(cs->request), NULL, NULL);
+	} while (err == MNL_CB_OK);
+	return err < 0 ? -errno : 0;
+}
+
+/* Marks both directions of a TCP entry "be liberal" (see the top of the file). */
+static int ct_set_liberal(struct fp_ctsync *cs, const struct fp_tuple *orig)
+{
+	struct nf_conntrack *ct = nfct_new();
+	int err;
+
+	if (!ct)
+		return -ENOMEM;
+	ct_set_tuple(ct, orig);
+	nfct_set_attr_u8(ct, ATTR_TCP_FLAGS_ORIG, IP_CT_TCP_FLAG_BE_LIBERAL);
+	nfct_set_attr_u8(ct, ATTR_TCP_MASK_ORIG, IP_CT_TCP_FLAG_BE_LIBERAL);
+	nfct_set_attr_u8(ct, ATTR_TCP_FLAGS_REPL, IP_CT_TCP_FLAG_BE_LIBERAL);
+	nfct_set_attr_u8(ct, ATTR_TCP_MASK_REPL, IP_CT_TCP_FLAG_BE_LIBERAL);
+	err = ct_request(cs, ct, orig->family);
+	nfct_destroy(ct);
+	return err;
+}
+
+static int ct_refresh_timeout(struct fp_ctsync *cs, const struct fp_tuple *orig, uint32_t secs)
+{
+	struct nf_conntrack *ct = nfct_new();
+	int err;
+
+	if (!ct)
+		return -ENOMEM;
+	ct_set_tuple(ct, orig);
+	nfct_set_attr_u32(ct, ATTR_TIMEOUT, secs);
+	err = ct_request(cs, ct, orig->family);
+	nfct_destroy(ct);
+	return err;
+}
+
+/* Offload decisions */
+
+static bool ct_offloadable(const struct fp_ctsync *cs, const struct nf_conntrack *ct,
+			   const struct fp_tuple *orig, bool *unknown)
+{
+	uint32_t status;
+
+	*unknown = false;
+	if (!nfct_attr_is_set(ct, ATTR_STATUS))
+		return false;
+	status = nfct_get_attr_u32(ct, ATTR_STATUS);
+	if (status & (IPS_DYING | IPS_SEQ_ADJUST | IPS_HELPER | IPS_TEMPLATE | IPS_UNTRACKED))
+		return false;
+	if (!(status & IPS_CONFIRMED))
+		return false;
+	if (nfct_attr_is_set(ct, ATTR_HELPER_NAME) && *(const char *)nfct_get_attr(ct, ATTR_HELPER_NAME))
+		return false;
+	if (nfct_attr_is_set(ct, ATTR_ZONE) && nfct_get_attr_u16(ct, ATTR_ZONE))
+		return false;
+	if (cs->opt->skip_mask && nfct_attr_is_set(ct, ATTR_MARK) &&
+	    (nfct_get_attr_u32(ct, ATTR_MARK) & cs->opt->skip_mask) == cs->opt->skip_mark)
+		return false;
+	if (orig->proto == IPPROTO_UDP)
+		return status & IPS_SEEN_REPLY;
+	/* TCP: an event carries the TCP state only when it changed. */
+	if (!nfct_attr_is_set(ct, ATTR_TCP_STATE)) {
+		*unknown = true;
+		return false;
+	}
+	return nfct_get_attr_u8(ct, ATTR_TCP_STATE) == TCP_CONNTRACK_ESTABLISHED &&
+	       (status & IPS_ASSURED);
+}
+
+/* The flow entry of direction dir: its tuple in, the other direction's tuple reversed out. */
+static void conn_flow(const struct fp_conn *c, int dir, union fp_flow_key *key,
+		      union fp_flow_value *value)
+{
+	const struct fp_tuple *in = &c->tuple[dir], *other = &c->tuple[!dir];
+	uint16_t flags = 0;
+
+	memset(key, 0, sizeof(*key));
+	memset(value, 0, sizeof(*value));
+	fp_tuple_to_key(in, c->ingress[dir], key);
+	/* Translated: source = other's destination, destination = other's source. */
+	if (memcmp(in->src, other->dst, sizeof(in->src)) || in->sport != other->dport)
+		flags |= FP_FLOW_SNAT;
+	if (memcmp(in->dst, other->src, sizeof(in->dst)) || in->dport != other->sport)
+		flags |= FP_FLOW_DNAT;
+	if (in->family == AF_INET) {
+		value->v4.meta.flags = flags;
+		value->v4.nat_saddr = other->dst[0];
+		value->v4.nat_sport = other->dport;
+		value->v4.nat_daddr = other->src[0];
+		value->v4.nat_dport = other->sport;
+	} else {
+		value->v6.meta.flags = flags;
+		memcpy(value->v6.nat_saddr, other->dst, 16);
+		value->v6.nat_sport = other->dport;
+		memcpy(value->v6.nat_daddr, other->src, 16);
+		value->v6.nat_dport = other->sport;
+	}
+}
+
+static void conn_unoffload(struct fp_ctsync *cs, struct fp_conn *c)
+{
+	for (int dir = 0; dir < 2; dir++) {
+		union fp_flow_key key;
+		union fp_flow_value value;
+
+		if (!c->ingress[dir])
+			continue;
+		conn_flow(c, dir, &key, &value);
+		fp_flow_delete(cs->inst, c->tuple[dir].family, &key);
+	}
+	cs->state->remove_total++;
+}
+
+static void conn_remove(struct fp_ctsync *cs, struct fp_conn *c)
+{
+	conn_unoffload(cs, c);
+	conntable_remove(&cs->table, c);
+}
+
+static void conn_offload(struct fp_ctsync *cs, const struct fp_tuple *orig,
+			 const struct fp_tuple *reply)
+{
+	uint32_t ingress[2] = { 0, 0 };
+	struct fp_conn *c;
+	int offloaded = 0;
+	uint64_t now = fp_now_ns();
+
+	for (int dir = 0; dir < 2; dir++) {
+		const struct fp_tuple *t = dir == FP_DIR_ORIG ? orig : reply;
+		int oif = route_oif(cs->route, t->family, t->src);
+
+		if (oif > 0 && fp_tx_port_attached(cs->inst, oif))
+			ingress[dir] = oif;
+	}
+	if (!ingress[0] && !ingress[1])
+		return;
+
+	c = conntable_add(&cs->table, orig, reply);
+	if (!c) {
+		cs->state->errors++;
+		return;
+	}
+	c->gen = cs->dump_gen;
+	c->last_active_ns = c->last_refresh_ns = now;
+	if (orig->proto == IPPROTO_TCP && ct_set_liberal(cs, orig)) {
+		/* Without it a flow returning to the kernel may be dropped as invalid. */
+		cs->state->errors++;
+		conntable_remove(&cs->table, c);
+		return;
+	}
+	for (int dir = 0; dir < 2; dir++) {
+		union fp_flow_key key;
+		union fp_flow_value value;
+		int err;
+
+		if (!ingress[dir])
+			continue;
+		c->ingress[dir] = ingress[dir];
+		conn_flow(c, dir, &key, &value);
+		err = fp_flow_insert(cs->inst, orig->family, &key, &value);
+		if (err == -E2BIG || err == -ENOMEM) {
+			cs->state->table_full++;
+			c->ingress[dir] = 0;
+		} else if (err && err != -EEXIST) {
+			/* EEXIST: left by an earlier daemon; adopted as it is. */
+			cs->state->errors++;
+			c->ingress[dir] = 0;
+		} else {
+			offloaded++;
+		}
+	}
+	if (!offloaded) {
+		conntable_remove(&cs->table, c);
+		return;
+	}
+	cs->state->offload_total++;
+	if (fp_log_level >= LOG_DEBUG) {
+		char s[INET6_ADDRSTRLEN], d[INET6_ADDRSTRLEN];
+
+		inet_ntop(orig->family, orig->src, s, sizeof(s));
+		inet_ntop(orig->family, orig->dst, d, sizeof(d));
+		fp_log(LOG_DEBUG, "offload %s %s:%u -> %s:%u (in %u / %u)",
+		       orig->proto == IPPROTO_TCP ? "tcp" : "udp", s, ntohs(orig->sport), d,
+		       ntohs(orig->dport), c->ingress[0], c->ingress[1]);
+	}
+}
+
+static void ct_apply(struct fp_ctsync *cs, int type, const struct nf_conntrack *ct)
+{
+	struct fp_tuple orig, reply;
+	struct fp_conn *c;
+	bool unknown;
+	int dir;
+
+	if (!ct_tuple(ct, FP_DIR_ORIG, &orig))
+		return;
+	c = conntable_find(&cs->table, &orig, &dir);
+	if (c && dir != FP_DIR_ORIG)
+		c = NULL;
+	if (type == NFCT_T_DESTROY) {
+		if (c)
+			conn_remove(cs, c);
+		return;
+	}
+	if (!ct_offloadable(cs, ct, &orig, &unknown)) {
+		if (c && !unknown)
+			conn_remove(cs, c);
+		else if (c)
+			c->gen = cs->dump_gen;
+		return;
+	}
+	if (c) {
+		c->gen = cs->dump_gen;
+		return;
+	}
+	if (ct_tuple(ct, FP_DIR_REPLY, &reply))
+		conn_offload(cs, &orig, &reply);
+}
+
+static int ct_message_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct fp_ctsync *cs = data;
+	struct nf_conntrack *ct;
+	int type;
+
+	switch (nlh->nlmsg_type & 0xff) {
+	case IPCTNL_MSG_CT_NEW:
+		type = nlh->nlmsg_flags & (NLM_F_CREATE | NLM_F_EXCL) ? NFCT_T_NEW : NFCT_T_UPDATE;
+		break;
+	case IPCTNL_MSG_CT_DELETE:
+		type = NFCT_T_DESTROY;
+		break;
+	default:
+		return MNL_CB_OK;
+	}
+	ct = nfct_new();
+	if (!ct)
+		return MNL_CB_ERROR;
+	if (nfct_nlmsg_parse(nlh, ct) == 0)
+		ct_apply(cs, type, ct);
+	nfct_destroy(ct);
+	cs->state->events++;
+	return MNL_CB_OK;
+}
+
+static void mark_old_generation(struct fp_conn *c, void *arg)
+{
+	const struct fp_ctsync *cs = arg;
+
+	if (c->gen != cs->dump_gen)
+		c->doomed = 1;
+}
+
+static void reap_cb(struct fp_conn *c, void *arg)
+{
+	conn_unoffload(arg, c);
+}
+
+int ctsync_resync(struct fp_ctsync *cs)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct nfgenmsg *nfh;
+	uint32_t seq = ++cs->request_seq;
+	ssize_t n;
+	int err;
+
+	read_timeouts(cs);
+	cs->dump_gen++;
+	cs->resync_needed = false;
+	nlh->nlmsg_type = (NFNL_SUBSYS_CTNETLINK << 8) | IPCTNL_MSG_CT_GET;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	nlh->nlmsg_seq = seq;
+	nfh = mnl_nlmsg_put_extra_header(nlh, sizeof(*nfh));
+	nfh->nfgen_family = AF_UNSPEC; /* IPv4 and IPv6 */
+	nfh->version = NFNETLINK_V0;
+	nfh->res_id = 0;
+	if (mnl_socket_sendto(cs->request, nlh, nlh->nlmsg_len) < 0) {
+		fp_err("conntrack dump request failed: %s", strerror(errno));
+		return -errno;
+	}
+	do {
+		n = mnl_socket_recvfrom(cs->request, cs->buf, RECV_BUF_SIZE);
+		if (n < 0) {
+			err = -errno;
+			fp_err("conntrack dump failed: %s", strerror(errno));
+			cs->resync_needed = true;
+			return err;
+		}
+		err = mnl_cb_run(cs->buf, n, seq, mnl_socket_get_portid(cs->request),
+				 ct_message_cb, cs);
+	} while (err == MNL_CB_OK);
+
+	conntable_walk(&cs->table, mark_old_generation, cs);
+	conntable_reap(&cs->table, reap_cb, cs);
+	cs->state->offloaded = cs->table.count;
+	return 0;
+}
+
+void ctsync_handle_events(struct fp_ctsync *cs)
+{
+	for (;;) {
+		ssize_t n = mnl_socket_recvfrom(cs->events, cs->buf, RECV_BUF_SIZE);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == ENOBUFS) {
+				/* Events were lost: a bigger buffer, and the truth from a dump. */
+				cs->state->overruns++;
+				if (cs->rcvbuf < EVENT_RCVBUF_MAX) {
+					cs->rcvbuf *= 2;
+					set_rcvbuf(cs->events, cs->rcvbuf);
+				}
+				fp_log(LOG_WARNING,
+				       "conntrack events were lost (buffer now %d KiB): resyncing",
+				       cs->rcvbuf >> 10);
+				cs->resync_needed = true;
+				continue;
+			}
+			break; /* EAGAIN: drained */
+		}
+		mnl_cb_run(cs->buf, n, 0, 0, ct_message_cb, cs);
+	}
+	if (cs->resync_needed) {
+		cs->state->resyncs++;
+		ctsync_resync(cs);
+	}
+	cs->state->offloaded = cs->table.count;
+}
+
+/* Scan */
+
+struct scan_ctx {
+	struct fp_ctsync *cs;
+	uint64_t now;
+	uint32_t ports[FP_MAX_TX_PORTS]; /* attached interfaces */
+	int nr_ports;
+};
+
+static bool scan_attached(const struct scan_ctx *sc, uint32_t ifindex)
+{
+	for (int i = 0; i < sc->nr_ports; i++)
+		if (sc->ports[i] == ifindex)
+			return true;
+	return false;
+}
+
+static int scan_flow(int family, const union fp_flow_key *key, const union fp_flow_value *value,
+		     void *arg)
+{
+	struct scan_ctx *sc = arg;
+	const struct fp_flow_meta *meta = family == AF_INET ? &value->v4.meta : &value->v6.meta;
+	struct fp_tuple tuple;
+	struct fp_conn *c;
+	uint32_t ingress;
+	int dir;
+
+	fp_key_to_tuple(family, key, &tuple, &ingress);
+	c = conntable_find(&sc->cs->table, &tuple, &dir);
+	if (!c || c->ingress[dir] != ingress) {
+		/* Not ours: left by a daemon that died, for a connection that is gone. */
+		fp_flow_delete(sc->cs->inst, family, key);
+		return 0;
+	}
+	if (meta->flags & FP_FLOW_CLOSING)
+		c->doomed = 1;
+	if (meta->last_seen_ns > c->last_active_ns)
+		c->last_active_ns = meta->last_seen_ns;
+	return 0;
+}
+
+static void scan_conn(struct fp_conn *c, void *arg)
+{
+	struct scan_ctx *sc = arg;
+	struct fp_ctsync *cs = sc->cs;
+	uint64_t timeout_ns = (uint64_t)conn_timeout_s(cs, c) * 1000000000ull;
+	uint64_t refresh_ns = timeout_ns / 4;
+
+	if (c->doomed)
+		return;
+	for (int dir = 0; dir < 2; dir++) {
+		/* Its interface was detached: the connection goes back to the kernel. */
+		if (c->ingress[dir] && !scan_attached(sc, c->ingress[dir])) {
+			c->doomed = 1;
+			return;
+		}
+	}
+	if (refresh_ns > REFRESH_MAX_S * 1000000000ull)
+		refresh_ns = REFRESH_MAX_S * 1000000000ull;
+	if (sc->now - c->last_active_ns > timeout_ns) {
+		c->doomed = 1; /* idle: conntrack lets it expire, so do we */
+		return;
+	}
+	if (c->last_active_ns > c->last_refresh_ns && sc->now - c->last_refresh_ns >= refresh_ns) {
+		int err = ct_refresh_timeout(cs, &c->tuple[FP_DIR_ORIG], conn_timeout_s(cs, c));
+
+		if (err == -ENOENT) {
+			c->doomed = 1; /* conntrack forgot it and we missed the event */
+			return;
+		}
+		if (err)
+			cs->state->errors++;
+		else
+			cs->state->refresh_total++;
+		c->last_refresh_ns = sc->now;
+	}
+}
+
+void ctsync_scan(struct fp_ctsync *cs, uint64_t now_ns)
+{
+	struct scan_ctx sc = { .cs = cs, .now = now_ns };
+
+	sc.nr_ports = fp_tx_ports(cs->inst, sc.ports, FP_MAX_TX_PORTS);
+	read_timeouts(cs);
+	fp_flows_walk(cs->inst, AF_INET, scan_flow, &sc);
+	fp_flows_walk(cs->inst, AF_INET6, scan_flow, &sc);
+	conntable_walk(&cs->table, scan_conn, &sc);
+	conntable_reap(&cs->table, reap_cb, cs);
+	cs->state->offloaded = cs->table.count;
+}
+
+static void doom_ifindex(struct fp_conn *c, void *arg)
+{
+	uint32_t ifindex = *(uint32_t *)arg;
+
+	if (c->ingress[0] == ifindex || c->ingress[1] == ifindex)
+		c->doomed = 1;
+}
+
+void ctsync_drop_ifindex(struct fp_ctsync *cs, uint32_t ifindex)
+{
+	conntable_walk(&cs->table, doom_ifindex, &ifindex);
+	conntable_reap(&cs->table, reap_cb, cs);
+	fp_flows_delete_ifindex(cs->inst, ifindex);
+	cs->state->offloaded = cs->table.count;
+}
+
+static void doom_all(struct fp_conn *c, void *arg)
+{
+	(void)arg;
+	c->doomed = 1;
+}
+
+void ctsync_drop_all(struct fp_ctsync *cs)
+{
+	conntable_walk(&cs->table, doom_all, NULL);
+	conntable_reap(&cs->table, reap_cb, cs);
+	cs->state->offloaded = 0;
+}

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* The conntrack sync: conntrack entries in, flow map entries out (see conntrack_sync.c). */
+#ifndef FP_CONNTRACK_SYNC_H
+#define FP_CONNTRACK_SYNC_H
+
+#include "common.h"
+#include "conntable.h"
+
+struct mnl_socket;
+struct fp_route;
+
+struct fp_ctsync {
+	const struct fp_instance *inst;
+	const struct fp_options *opt;
+	struct fp_daemon_state *state;
+	struct fp_route *route;
+	struct mnl_socket *events;  /* NEW, UPDATE, DESTROY subscription */
+	struct mnl_socket *request; /* dumps and updates, one at a time */
+	uint32_t request_seq;
+	int rcvbuf;		    /* bytes, doubled on every overrun */
+	struct fp_conntable table;
+	uint32_t dump_gen;
+	uint32_t timeout_s[2];	    /* established TCP, UDP stream: conntrack's own */
+	bool resync_needed;
+	char *buf;		    /* receive buffer */
+};
+
+int ctsync_open(struct fp_ctsync *cs, const struct fp_instance *inst,
+		const struct fp_options *opt, struct fp_daemon_state *state, struct fp_route *route);
+void ctsync_close(struct fp_ctsync *cs);
+int ctsync_event_fd(const struct fp_ctsync *cs);
+/* Reads every pending event; resyncs after an overrun. */
+void ctsync_handle_events(struct fp_ctsync *cs);
+/* Dumps conntrack and keeps exactly what the dump shows offloadable. */
+int ctsync_resync(struct fp_ctsync *cs);
+/* Once per scan: refresh conntrack timeouts of active flows, remove closed and idle ones. */
+void ctsync_scan(struct fp_ctsync *cs, uint64_t now_ns);
+/* Forgets every connection that enters or leaves through ifindex. */
+void ctsync_drop_ifindex(struct fp_ctsync *cs, uint32_t ifindex);
+/* Removes every connection (flow entries too). */
+void ctsync_drop_all(struct fp_ctsync *cs);
+
+#endif

@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The sync daemon: one per instance, started by attach (in the background with a pid file,
+ * or in the foreground for procd and systemd). One thread, one poll loop:
+ *   conntrack events  -> flow entries          (conntrack_sync.c)
+ *   rtnetlink events  -> next-hop generation    (route_watch.c)
+ *   scan timer        -> timeouts, expiry, heartbeat, counters
+ *   SIGTERM/SIGINT    -> clean stop; SIGHUP -> forget everything and resync
+ * A clean stop removes the flows and stales the heartbeat, so the kernel takes over at
+ * once; a killed daemon stops renewing the heartbeat and the kernel takes over within the
+ * lease. Either way no connection breaks: the kernel still has every conntrack entry.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <unistd.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <bpf/bpf.h>
+
+#include "common.h"
+#include "conntrack_sync.h"
+#include "flows.h"
+#include "route_watch.h"
+
+#define READY_TIMEOUT_MS 15000
+
+struct daemon {
+	struct fp_instance *inst;
+	const struct fp_options *opt;
+	struct fp_daemon_state state;
+	struct fp_ctsync cs;
+	struct fp_route route;
+	int timer_fd, signal_fd;
+};
+
+/* The pid of the instance's running daemon, or 0. */
+int fp_daemon_pid(const struct fp_instance *inst)
+{
+	char path[PATH_MAX], comm[64] = "";
+	FILE *f;
+	int pid = 0;
+
+	fp_run_paths(inst, path, NULL, sizeof(path));
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%d", &pid) != 1 || pid <= 0)
+		pid = 0;
+	fclose(f);
+	if (pid <= 0 || kill(pid, 0))
+		return 0;
+	/* A stale pid file may name a pid reused by something else. */
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (!fgets(comm, sizeof(comm), f))
+		comm[0] = '\0';
+	fclose(f);
+	return strncmp(comm, "xdp-fastpath", 12) ? 0 : pid;
+}
+
+static int write_pid_file(const struct fp_instance *inst)
+{
+	char path[PATH_MAX], tmp[PATH_MAX + 8];
+	FILE *f;
+	int fd;
+
+	fp_run_paths(inst, path, NULL, sizeof(path));
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	/* O_EXCL|O_NOFOLLOW and a rename: no symlink in /run can redirect the write. */
+	unlink(tmp);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		return -errno;
+	}
+	fprintf(f, "%d\n", getpid());
+	fclose(f);
+	return rename(tmp, path) ? -errno : 0;
+}
+
+static void remove_pid_file(const struct fp_instance *inst)
+{
+	char path[PATH_MAX];
+
+	fp_run_paths(inst, path, NULL, sizeof(path));
+	unlink(path);
+}
+
+static void publish_state(struct daemon *d)
+{
+	uint32_t zero = 0;
+
+	bpf_map_update_elem(d->inst->daemon_fd, &zero, &d->state, 0);
+}
+
+static void write_heartbeat(struct daemon *d, uint64_t now, bool bump_gen)
+{
+	struct fp_config cfg;
+
+	if (fp_read_config(d->inst, &cfg))
+		return;
+	cfg.heartbeat_ns = now;
+	if (bump_gen) {
+		cfg.nh_gen = cfg.nh_gen + 1 ? cfg.nh_gen + 1 : 1;
+		d->state.nh_bumps++;
+	}
+	if (fp_write_config(d->inst, &cfg))
+		d->state.errors++;
+}
+
+static void scan(struct daemon *d)
+{
+	uint64_t now = fp_now_ns();
+
+	ctsync_scan(&d->cs, now);
+	write_heartbeat(d, now, false);
+	d->state.scans++;
+	publish_state(d);
+}
+
+static void handle_route_changes(struct daemon *d)
+{
+	struct fp_route_changes changes;
+
+	route_watch_read(&d->route, &changes);
+	for (int i = 0; i < changes.nr_deleted; i++) {
+		char path[PATH_MAX];
+
+		/* The kernel dropped it from the devmap; drop its flows and its dead link. */
+		fp_log(LOG_NOTICE, "interface %u was deleted: removing its flows",
+		       changes.deleted[i]);
+		ctsync_drop_ifindex(&d->cs, changes.deleted[i]);
+		fp_link_pin_path(d->inst, changes.deleted[i], path, sizeof(path));
+		unlink(path);
+	}
+	if (changes.nexthops_changed)
+		write_heartbeat(d, fp_now_ns(), true);
+}
+
+static int setup_fds(struct daemon *d)
+{
+	struct itimerspec its = { 0 };
+	sigset_t mask;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	if (sigprocmask(SIG_BLOCK, &mask, NULL))
+		return -errno;
+	d->signal_fd = signalfd(-1, &mask, SFD_CLOEXEC);
+	d->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+	if (d->signal_fd < 0 || d->timer_fd < 0)
+		return -errno;
+	its.it_interval.tv_sec = d->opt->scan_ms / 1000;
+	its.it_interval.tv_nsec = (long)(d->opt->scan_ms % 1000) * 1000000;
+	its.it_value = its.it_interval;
+	return timerfd_settime(d->timer_fd, 0, &its, NULL) ? -errno : 0;
+}
+
+/* Runs until SIGTERM. ready_fd, if not -1, gets one byte once the first dump is applied. */
+static int daemon_run(struct fp_instance *inst, const struct fp_options *opt, int ready_fd)
+{
+	struct daemon d = { .inst = inst, .opt = opt, .timer_fd = -1, .signal_fd = -1 };
+	bool running = true;
+	int err;
+
+	d.state.pid = getpid();
+	d.state.started_ns = fp_now_ns();
+	err = setup_fds(&d);
+	if (err) {
+		fp_err("daemon setup failed: %s", strerror(-err));
+		return 1;
+	}
+	if (route_open(&d.route))
+		return 1;
+	/* Events before the dump: nothing falls between the two. */
+	if (ctsync_open(&d.cs, inst, opt, &d.state, &d.route))
+		return 1;
+	if (ctsync_resync(&d.cs))
+		return 1;
+	write_heartbeat(&d, fp_now_ns(), true);
+	publish_state(&d);
+	err = write_pid_file(inst);
+	if (err) {
+		fp_err("cannot write the pid file: %s", strerror(-err));
+		return 1;
+	}
+	fp_log(LOG_NOTICE, "daemon running (pid %d), %zu connections offloaded", getpid(),
+	       d.cs.table.count);
+	if (ready_fd >= 0) {
+		if (write(ready_fd, "R", 1) != 1)
+			fp_log(LOG_WARNING, "could not report readiness");
+		close(ready_fd);
+	}
+
+	while (running) {
+		struct pollfd pfd[4] = {
+			{ .fd = ctsync_event_fd(&d.cs), .events = POLLIN },
+			{ .fd = route_watch_fd(&d.route), .events = POLLIN },
+			{ .fd = d.timer_fd, .events = POLLIN },
+			{ .fd = d.signal_fd, .events = POLLIN },
+		};
+
+		if (poll(pfd, 4, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			fp_err("poll: %s", strerror(errno));
+			break;
+		}
+		/* Route changes first: a flow offloaded next must not use an old next hop. */
+		if (pfd[1].revents)
+			handle_route_changes(&d);
+		if (pfd[0].revents)
+			ctsync_handle_events(&d.cs);
+		if (pfd[2].revents) {
+			uint64_t expirations;
+
+			if (read(d.timer_fd, &expirations, sizeof(expirations)) > 0)
+				scan(&d);
+		}
+		if (pfd[3].revents) {
+			struct signalfd_siginfo si;
+
+			if (read(d.signal_fd, &si, sizeof(si)) != sizeof(si))
+				continue;
+			if (si.ssi_signo == SIGHUP) {
+				fp_log(LOG_NOTICE, "SIGHUP: dropping all flows and resyncing");
+				ctsync_drop_all(&d.cs);
+				d.state.resyncs++;
+				ctsync_resync(&d.cs);
+			} else {
+				running = false;
+			}
+		}
+	}
+
+	/* Clean stop: the kernel takes every flow back now, not after the lease. */
+	fp_log(LOG_NOTICE, "stopping: returning %zu connections to the kernel", d.cs.table.count);
+	ctsync_drop_all(&d.cs);
+	{
+		struct fp_config cfg;
+
+		if (fp_read_config(inst, &cfg) == 0) {
+			cfg.heartbeat_ns = 0;
+			if (!cfg.lease_ns)
+				cfg.lease_ns = 1; /* no lease configured: still stop forwarding */
+			fp_write_config(inst, &cfg);
+		}
+	}
+	d.state.pid = 0;
+	publish_state(&d);
+	remove_pid_file(inst);
+	ctsync_close(&d.cs);
+	route_close(&d.route);
+	return 0;
+}
+
+static int open_log_file(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
+
+	if (fd < 0)
+		return -errno;
+	dup2(fd, STDERR_FILENO);
+	close(fd);
+	return 0;
+}
+
+int fp_daemon_start(struct fp_instance *inst, const struct fp_options *opt)
+{
+	int pipefd[2], pid, status;
+	struct pollfd pfd;
+	char byte;
+
+	pid = fp_daemon_pid(inst);
+	if (pid > 0) {
+		if (opt->foreground) {
+			fp_err("a daemon already runs for %s (pid %d)", inst->pin_dir, pid);
+			return -EEXIST;
+		}
+		return 0;
+	}
+	if (opt->foreground) {
+		if (opt->log_file && open_log_file(opt->log_file))
+			fp_log(LOG_WARNING, "cannot open %s, logging to stderr", opt->log_file);
+		return daemon_run(inst, opt, -1) ? -EIO : 0;
+	}
+
+	if (pipe2(pipefd, O_CLOEXEC))
+		return -errno;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		close(pipefd[0]);
+		fp_instance_unlock();
+		setsid();
+		if (null >= 0) {
+			dup2(null, STDIN_FILENO);
+			dup2(null, STDOUT_FILENO);
+			if (!opt->log_file || open_log_file(opt->log_file)) {
+				dup2(null, STDERR_FILENO);
+				fp_log_to_syslog = true;
+				openlog("xdp-fastpath", LOG_PID, LOG_DAEMON);
+			}
+			close(null);
+		}
+		_exit(daemon_run(inst, opt, pipefd[1]));
+	}
+	close(pipefd[1]);
+	pfd = (struct pollfd){ .fd = pipefd[0], .events = POLLIN };
+	if (poll(&pfd, 1, READY_TIMEOUT_MS) == 1 && read(pipefd[0], &byte, 1) == 1) {
+		close(pipefd[0]);
+		printf("daemon started (pid %d)\n", pid);
+		return 0;
+	}
+	close(pipefd[0]);
+	if (waitpid(pid, &status, WNOHANG) == 0)
+		kill(pid, SIGTERM);
+	fp_err("the sync daemon did not start (see %s): traffic stays on the kernel path",
+	       opt->log_file ? opt->log_file : "syslog");
+	return -EIO;
+}
+
+int fp_daemon_stop(const struct fp_instance *inst)
+{
+	int pid = fp_daemon_pid(inst);
+
+	if (pid <= 0) {
+		remove_pid_file(inst);
+		return 0;
+	}
+	kill(pid, SIGTERM);
+	/* It returns every flow to the kernel; give it time for a large table. */
+	for (int i = 0; i < 300 && kill(pid, 0) == 0; i++)
+		usleep(20000);
+	if (kill(pid, 0) == 0) {
+		fp_log(LOG_WARNING, "daemon %d did not stop in 6 s: killing it", pid);
+		kill(pid, SIGKILL);
+	}
+	remove_pid_file(inst);
+	return 0;
+}

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* The flow maps from userspace: keys, values, walking, inserting, deleting. */
+#ifndef FP_FLOWS_H
+#define FP_FLOWS_H
+
+#include "common.h"
+#include "conntable.h"
+
+union fp_flow_key {
+	struct fp_flow_key4 v4;
+	struct fp_flow_key6 v6;
+};
+
+union fp_flow_value {
+	struct fp_flow4 v4;
+	struct fp_flow6 v6;
+};
+
+void fp_tuple_to_key(const struct fp_tuple *t, uint32_t ingress, union fp_flow_key *key);
+void fp_key_to_tuple(int family, const union fp_flow_key *key, struct fp_tuple *t,
+		     uint32_t *ingress);
+/* Inserts a new entry; -EEXIST if there is one, -E2BIG if the map is full. */
+int fp_flow_insert(const struct fp_instance *inst, int family, const union fp_flow_key *key,
+		   const union fp_flow_value *value);
+int fp_flow_delete(const struct fp_instance *inst, int family, const union fp_flow_key *key);
+/* Calls fn for every entry of the family's map (batched); fn may delete entries. */
+int fp_flows_walk(const struct fp_instance *inst, int family,
+		  int (*fn)(int family, const union fp_flow_key *key,
+			    const union fp_flow_value *value, void *arg),
+		  void *arg);
+
+#endif

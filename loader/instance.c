@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The pinned instance: the program and maps loaded once and pinned under the pin directory
+ * (default /sys/fs/bpf/xdp-fastpath), so that every later command, the daemon and bpftool
+ * work on the same objects. Several instances (pin directories) can coexist, one per router
+ * network namespace in the tests.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <syslog.h>
+#include <sys/file.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "common.h"
+#include "xdp_fastpath.skel.h"
+
+#define FP_RUN_DIR "/run/xdp-fastpath"
+
+static const char *const map_names[] = { FP_MAP_FLOWS4, FP_MAP_FLOWS6,	  FP_MAP_STATS,
+					 FP_MAP_CONFIG, FP_MAP_TX_PORTS, FP_MAP_DAEMON };
+
+static int pin_path(char *buf, size_t len, const char *dir, const char *name)
+{
+	if ((size_t)snprintf(buf, len, "%s/%s", dir, name) >= len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+static bool on_bpffs(const char *path)
+{
+	struct statfs st;
+
+	return statfs(path, &st) == 0 && st.f_type == BPF_FS_MAGIC;
+}
+
+/*
+ * Root, XDP in the kernel, and a BPF filesystem to pin in. Only attach may mount bpffs,
+ * and only at its usual place; every other command changes nothing.
+ */
+static int mount_bpffs_if_missing(const char *pin_dir);
+
+int fp_check_environment(const char *pin_dir, bool may_mount)
+{
+	char parent_buf[PATH_MAX], *parent;
+
+	if (geteuid() != 0) {
+		fp_err("must be run as root: it loads and attaches BPF programs (try sudo)");
+		return -EPERM;
+	}
+	if (libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_XDP, NULL) != 1) {
+		fp_err("this kernel cannot load XDP programs (it needs BPF and XDP support, "
+		       "Linux 5.10 or later)");
+		return -EOPNOTSUPP;
+	}
+	snprintf(parent_buf, sizeof(parent_buf), "%s", pin_dir);
+	parent = dirname(parent_buf);
+	if (on_bpffs(parent))
+		return 0;
+	if (may_mount && !strcmp(parent, "/sys/fs/bpf"))
+		return mount_bpffs_if_missing(pin_dir);
+	fp_err("%s is not on a BPF filesystem: mount one with 'mount -t bpf bpf /sys/fs/bpf'",
+	       parent);
+	return -ENOENT;
+}
+
+static int mount_bpffs_if_missing(const char *pin_dir)
+{
+	char parent_buf[PATH_MAX], *parent;
+
+	snprintf(parent_buf, sizeof(parent_buf), "%s", pin_dir);
+	parent = dirname(parent_buf);
+	if (on_bpffs(parent) || strcmp(parent, "/sys/fs/bpf"))
+		return 0;
+	if (mount("bpf", parent, "bpf", 0, "mode=0700")) {
+		fp_err("no BPF filesystem at %s and mounting one failed: %s", parent,
+		       strerror(errno));
+		return -errno;
+	}
+	fp_log(LOG_INFO, "mounted a BPF filesystem at %s", parent);
+	return 0;
+}
+
+static void set_name(struct fp_instance *inst, const char *pin_dir)
+{
+	char buf[PATH_MAX];
+
+	memset(inst, 0, sizeof(*inst));
+	snprintf(inst->pin_dir, sizeof(inst->pin_dir), "%s", pin_dir);
+	snprintf(buf, sizeof(buf), "%s", pin_dir);
+	snprintf(inst->name, sizeof(inst->name), "%s", basename(buf));
+	inst->prog_fd = inst->flows4_fd = inst->flows6_fd = inst->stats_fd = -1;
+	inst->config_fd = inst->tx_ports_fd = inst->daemon_fd = -1;
+}
+
+/* Opens a pinned instance; -ENOENT when there is none. */
+int fp_instance_open(struct fp_instance *inst, const char *pin_dir)
+{
+	int *fds[] = { &inst->flows4_fd, &inst->flows6_fd,   &inst->stats_fd,
+		       &inst->config_fd, &inst->tx_ports_fd, &inst->daemon_fd };
+	struct bpf_prog_info info = {};
+	uint32_t info_len = sizeof(info);
+	char path[PATH_MAX];
+
+	set_name(inst, pin_dir);
+	if (pin_path(path, sizeof(path), pin_dir, FP_PROG_NAME))
+		return -ENAMETOOLONG;
+	inst->prog_fd = bpf_obj_get(path);
+	if (inst->prog_fd < 0)
+		return -errno;
+	if (bpf_obj_get_info_by_fd(inst->prog_fd, &info, &info_len) == 0)
+		inst->prog_id = info.id;
+	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
+		pin_path(path, sizeof(path), pin_dir, map_names[i]);
+		*fds[i] = bpf_obj_get(path);
+		if (*fds[i] < 0) {
+			int err = -errno;
+
+			fp_err("%s is incomplete (%s: %s): remove it with 'xdp-fastpath detach'",
+			       pin_dir, map_names[i], strerror(errno));
+			fp_instance_close(inst);
+			return err == -ENOENT ? -EBADF : err;
+		}
+	}
+	return 0;
+}
+
+void fp_instance_close(struct fp_instance *inst)
+{
+	int fds[] = { inst->prog_fd,   inst->flows4_fd,	  inst->flows6_fd, inst->stats_fd,
+		      inst->config_fd, inst->tx_ports_fd, inst->daemon_fd };
+
+	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	inst->prog_fd = inst->flows4_fd = inst->flows6_fd = inst->stats_fd = -1;
+	inst->config_fd = inst->tx_ports_fd = inst->daemon_fd = -1;
+}
+
+/* Removes every pin of the instance, links included, and the directory. */
+void fp_instance_unpin(const char *pin_dir)
+{
+	char path[PATH_MAX];
+
+	for (size_t i = 0; i < sizeof(map_names) / sizeof(map_names[0]); i++)
+		if (!pin_path(path, sizeof(path), pin_dir, map_names[i]))
+			unlink(path);
+	if (!pin_path(path, sizeof(path), pin_dir, FP_PROG_NAME))
+		unlink(path);
+	rmdir(pin_dir);
+}
+
+/* Loads the program with the maps sized as asked, pins it all, and opens the pins. */
+int fp_instance_create(struct fp_instance *inst, const struct fp_options *opt)
+{
+	struct fp_config cfg = { .nh_gen = 1, .lease_ns = (uint64_t)opt->lease_s * 1000000000ull };
+	struct xdp_fastpath *skel;
+	struct bpf_map *map;
+	char path[PATH_MAX];
+	uint32_t zero = 0;
+	int err;
+
+	skel = xdp_fastpath__open();
+	if (!skel) {
+		fp_err("cannot open the embedded BPF object: %s", strerror(errno));
+		return -errno;
+	}
+	bpf_map__set_max_entries(skel->maps.fp_flows4, opt->flows);
+	bpf_map__set_max_entries(skel->maps.fp_flows6, opt->flows);
+	err = xdp_fastpath__load(skel);
+	if (err) {
+		fp_err("the kernel refused the XDP program: %s (run with -v for the verifier log)",
+		       strerror(-err));
+		goto out;
+	}
+	if (mkdir(opt->pin_dir, 0700) && errno != EEXIST) {
+		err = -errno;
+		fp_err("cannot create %s: %s", opt->pin_dir, strerror(errno));
+		goto out;
+	}
+	bpf_object__for_each_map(map, skel->obj) {
+		pin_path(path, sizeof(path), opt->pin_dir, bpf_map__name(map));
+		err = bpf_map__pin(map, path);
+		if (err) {
+			fp_err("cannot pin %s: %s", path, strerror(-err));
+			goto out_unpin;
+		}
+	}
+	pin_path(path, sizeof(path), opt->pin_dir, FP_PROG_NAME);
+	err = bpf_program__pin(skel->progs.xdp_fastpath, path);
+	if (err) {
+		fp_err("cannot pin %s: %s", path, strerror(-err));
+		goto out_unpin;
+	}
+	/* Until the daemon's first scan, the heartbeat of the load itself holds. */
+	cfg.heartbeat_ns = fp_now_ns();
+	err = bpf_map_update_elem(bpf_map__fd(skel->maps.fp_config), &zero, &cfg, 0);
+	if (err) {
+		err = -errno;
+		fp_err("cannot write the configuration: %s", strerror(errno));
+		goto out_unpin;
+	}
+	err = fp_instance_open(inst, opt->pin_dir);
+	if (err)
+		goto out_unpin;
+	xdp_fastpath__destroy(skel);
+	return 0;
+
+out_unpin:
+	fp_instance_unpin(opt->pin_dir);
+out:
+	xdp_fastpath__destroy(skel);
+	return err;
+}
+
+void fp_run_paths(const struct fp_instance *inst, char *pid, char *lock, size_t len)
+{
+	if (pid)
+		snprintf(pid, len, "%s/%s.pid", FP_RUN_DIR, inst->name);
+	if (lock)
+		snprintf(lock, len, "%s/%s.lock", FP_RUN_DIR, inst->name);
+}
+
+static int lock_fd = -1;
+
+/* Serializes commands that change an instance; the lock is held until the process exits. */
+int fp_instance_lock(const struct fp_instance *inst)
+{
+	char lock[PATH_MAX];
+	int fd;
+
+	if (mkdir(FP_RUN_DIR, 0700) && errno != EEXIST) {
+		fp_err("cannot create %s: %s", FP_RUN_DIR, strerror(errno));
+		return -errno;
+	}
+	fp_run_paths(inst, NULL, lock, sizeof(lock));
+	fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0 || flock(fd, LOCK_EX)) {
+		fp_err("cannot lock %s: %s", lock, strerror(errno));
+		return -errno;
+	}
+	lock_fd = fd;
+	return fd;
+}
+
+/* In a forked daemon: it must not keep the command's lock alive. */
+void fp_instance_unlock(void)
+{
+	if (lock_fd >= 0)
+		close(lock_fd);
+	lock_fd = -1;
+}
+
+void fp_link_pin_path(const struct fp_instance *inst, int ifindex, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/link_%d", inst->pin_dir, ifindex);
+}
+
+int fp_read_config(const struct fp_instance *inst, struct fp_config *cfg)
+{
+	uint32_t zero = 0;
+
+	return bpf_map_lookup_elem(inst->config_fd, &zero, cfg) ? -errno : 0;
+}
+
+int fp_write_config(const struct fp_instance *inst, const struct fp_config *cfg)
+{
+	uint32_t zero = 0;
+
+	return bpf_map_update_elem(inst->config_fd, &zero, cfg, 0) ? -errno : 0;
+}
+
+int fp_read_stats(const struct fp_instance *inst, uint64_t stats[FP_STAT_MAX])
+{
+	int nr_cpus = libbpf_num_possible_cpus();
+	uint64_t *percpu;
+
+	if (nr_cpus <= 0)
+		return -EINVAL;
+	percpu = calloc(nr_cpus, sizeof(*percpu));
+	if (!percpu)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < FP_STAT_MAX; i++) {
+		stats[i] = 0;
+		if (bpf_map_lookup_elem(inst->stats_fd, &i, percpu)) {
+			free(percpu);
+			return -errno;
+		}
+		for (int c = 0; c < nr_cpus; c++)
+			stats[i] += percpu[c];
+	}
+	free(percpu);
+	return 0;
+}
+
+/* The attached interfaces: the keys of the devmap. Returns how many. */
+int fp_tx_ports(const struct fp_instance *inst, uint32_t *ifindexes, int max)
+{
+	uint32_t key, *prev = NULL;
+	int n = 0;
+
+	while (n < max && bpf_map_get_next_key(inst->tx_ports_fd, prev, &key) == 0) {
+		ifindexes[n] = key;
+		prev = &ifindexes[n++];
+	}
+	return n;
+}
+
+bool fp_tx_port_attached(const struct fp_instance *inst, uint32_t ifindex)
+{
+	uint32_t value;
+
+	return bpf_map_lookup_elem(inst->tx_ports_fd, &ifindex, &value) == 0;
+}

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * rtnetlink for the daemon: route lookups (which interface a connection's direction arrives
+ * on), and a watcher of links, addresses, routes and neighbours. Any such change may change a
+ * next hop, so the daemon then bumps the next-hop generation and every cached next hop in the
+ * flow maps is looked up again by its flow's next packet.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <sys/socket.h>
+#include <libmnl/libmnl.h>
+#include <linux/rtnetlink.h>
+
+#include "route_watch.h"
+
+#define RT_BUF_SIZE (MNL_SOCKET_BUFFER_SIZE * 8)
+
+int route_open(struct fp_route *rt)
+{
+	unsigned int groups = RTMGRP_LINK | RTMGRP_NEIGH | RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR |
+			      RTMGRP_IPV4_ROUTE | RTMGRP_IPV6_ROUTE;
+	int rcvbuf = 4 << 20;
+
+	memset(rt, 0, sizeof(*rt));
+	rt->buf = malloc(RT_BUF_SIZE);
+	rt->lookup = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC);
+	rt->watch = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC);
+	if (!rt->buf || !rt->lookup || !rt->watch ||
+	    mnl_socket_bind(rt->lookup, 0, MNL_SOCKET_AUTOPID) ||
+	    mnl_socket_bind(rt->watch, groups, MNL_SOCKET_AUTOPID)) {
+		fp_err("cannot open rtnetlink sockets: %s", strerror(errno));
+		route_close(rt);
+		return -errno;
+	}
+	setsockopt(mnl_socket_get_fd(rt->watch), SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf,
+		   sizeof(rcvbuf));
+	fcntl(mnl_socket_get_fd(rt->watch), F_SETFL, O_NONBLOCK);
+	return 0;
+}
+
+void route_close(struct fp_route *rt)
+{
+	if (rt->lookup)
+		mnl_socket_close(rt->lookup);
+	if (rt->watch)
+		mnl_socket_close(rt->watch);
+	free(rt->buf);
+	memset(rt, 0, sizeof(*rt));
+}
+
+int route_watch_fd(const struct fp_route *rt)
+{
+	return mnl_socket_get_fd(rt->watch);
+}
+
+static int route_attr_cb(const struct nlattr *attr, void *data)
+{
+	if (mnl_attr_get_type(attr) == RTA_OIF && mnl_attr_validate(attr, MNL_TYPE_U32) >= 0)
+		*(int *)data = (int)mnl_attr_get_u32(attr);
+	return MNL_CB_OK;
+}
+
+static int route_reply_cb(const struct nlmsghdr *nlh, void *data)
+{
+	if (nlh->nlmsg_type == RTM_NEWROUTE)
+		mnl_attr_parse(nlh, sizeof(struct rtmsg), route_attr_cb, data);
+	return MNL_CB_OK;
+}
+
+int route_oif(struct fp_route *rt, int family, const uint32_t *addr)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct rtmsg *rtm;
+	uint32_t seq = ++rt->seq;
+	int oif = -1, err;
+	ssize_t n;
+
+	nlh->nlmsg_type = RTM_GETROUTE;
+	nlh->nlmsg_flags = NLM_F_REQUEST;
+	nlh->nlmsg_seq = seq;
+	rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
+	rtm->rtm_family = family;
+	rtm->rtm_dst_len = family == AF_INET ? 32 : 128;
+	mnl_attr_put(nlh, RTA_DST, family == AF_INET ? 4 : 16, addr);
+	if (mnl_socket_sendto(rt->lookup, nlh, nlh->nlmsg_len) < 0)
+		return -errno;
+	do {
+		n = mnl_socket_recvfrom(rt->lookup, rt->buf, RT_BUF_SIZE);
+		if (n < 0)
+			return -errno;
+		err = mnl_cb_run(rt->buf, n, seq, mnl_socket_get_portid(rt->lookup),
+				 route_reply_cb, &oif);
+	} while (err == MNL_CB_OK && oif < 0);
+	return err < 0 ? -errno : oif;
+}
+
+static int watch_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct fp_route_changes *changes = data;
+
+	switch (nlh->nlmsg_type) {
+	case RTM_DELLINK: {
+		const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
+
+		if (changes->nr_deleted < (int)(sizeof(changes->deleted) / sizeof(changes->deleted[0])))
+			changes->deleted[changes->nr_deleted++] = ifi->ifi_index;
+		changes->nexthops_changed = true;
+		break;
+	}
+	case RTM_NEWLINK:
+	case RTM_NEWADDR:
+	case RTM_DELADDR:
+	case RTM_NEWROUTE:
+	case RTM_DELROUTE:
+	case RTM_NEWNEIGH:
+	case RTM_DELNEIGH:
+		changes->nexthops_changed = true;
+		break;
+	}
+	return MNL_CB_OK;
+}
+
+void route_watch_read(struct fp_route *rt, struct fp_route_changes *changes)
+{
+	memset(changes, 0, sizeof(*changes));
+	for (;;) {
+		ssize_t n = mnl_socket_recvfrom(rt->watch, rt->buf, RT_BUF_SIZE);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == ENOBUFS) {
+				changes->nexthops_changed = true; /* lost some: assume the worst */
+				continue;
+			}
+			return; /* EAGAIN: drained */
+		}
+		mnl_cb_run(rt->buf, n, 0, 0, watch_cb, changes);
+	}
+}

@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The status command: interfaces, daemon, heartbeat, flows and counters at a glance. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <net/if.h>
+#include <linux/if_link.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "common.h"
+#include "flows.h"
+
+static const char *attach_mode(int ifindex)
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+
+	if (bpf_xdp_query(ifindex, 0, &q))
+		return "unknown";
+	switch (q.attach_mode) {
+	case XDP_ATTACHED_DRV:
+		return "native";
+	case XDP_ATTACHED_SKB:
+		return "generic";
+	case XDP_ATTACHED_HW:
+		return "offload";
+	case XDP_ATTACHED_MULTI:
+		return "multi";
+	}
+	return "detached";
+}
+
+int cmd_status(int argc, char **argv, struct fp_options *opt)
+{
+	struct fp_daemon_state ds = { 0 };
+	uint64_t stats[FP_STAT_MAX], passed = 0, now = fp_now_ns();
+	uint32_t ports[FP_MAX_TX_PORTS], v4, v6, zero = 0, max_flows = 0;
+	struct bpf_map_info info = {};
+	uint32_t info_len = sizeof(info);
+	struct fp_instance inst;
+	struct fp_config cfg;
+	int nr_ports, pid, err;
+	double hb_age;
+
+	(void)argv;
+	if (argc) {
+		fp_err("status takes no arguments");
+		return 2;
+	}
+	if (fp_check_environment(opt->pin_dir, false))
+		return 1;
+	err = fp_instance_open(&inst, opt->pin_dir);
+	if (err) {
+		if (err != -EBADF)
+			fp_err("not attached (no instance at %s)", opt->pin_dir);
+		return 1;
+	}
+	nr_ports = fp_tx_ports(&inst, ports, FP_MAX_TX_PORTS);
+	pid = fp_daemon_pid(&inst);
+	fp_read_config(&inst, &cfg);
+	fp_read_stats(&inst, stats);
+	fp_flows_count(&inst, &v4, &v6);
+	bpf_map_lookup_elem(inst.daemon_fd, &zero, &ds);
+	if (bpf_obj_get_info_by_fd(inst.flows4_fd, &info, &info_len) == 0)
+		max_flows = info.max_entries;
+	for (int i = FP_STAT_PASS_NOT_IP; i < FP_STAT_MAX; i++)
+		passed += stats[i];
+	hb_age = cfg.heartbeat_ns ? (double)(now - cfg.heartbeat_ns) / 1e9 : -1;
+
+	if (opt->json) {
+		printf("{\"pin_dir\": \"%s\", \"program_id\": %u, \"interfaces\": [", inst.pin_dir,
+		       inst.prog_id);
+		for (int i = 0; i < nr_ports; i++) {
+			char name[IF_NAMESIZE];
+
+			fp_ifname(ports[i], name);
+			printf("%s{\"name\": \"%s\", \"ifindex\": %u, \"mode\": \"%s\"}",
+			       i ? ", " : "", name, ports[i], attach_mode(ports[i]));
+		}
+		printf("], \"daemon_pid\": %d, \"heartbeat_age_s\": %.3f, \"lease_s\": %.3f, "
+		       "\"nexthop_generation\": %u, \"flows_ipv4\": %u, \"flows_ipv6\": %u, "
+		       "\"max_flows\": %u, \"offloaded\": %llu, \"events\": %llu, "
+		       "\"overruns\": %llu, \"resyncs\": %llu, \"refreshed\": %llu, "
+		       "\"table_full\": %llu, \"errors\": %llu, \"forwarded\": %llu, "
+		       "\"forwarded_bytes\": %llu, \"passed\": %llu}\n",
+		       pid, hb_age, (double)cfg.lease_ns / 1e9, cfg.nh_gen, v4, v6, max_flows,
+		       (unsigned long long)ds.offloaded, (unsigned long long)ds.events,
+		       (unsigned long long)ds.overruns, (unsigned long long)ds.resyncs,
+		       (unsigned long long)ds.refresh_total, (unsigned long long)ds.table_full,
+		       (unsigned long long)ds.errors, (unsigned long long)stats[FP_STAT_FORWARDED],
+		       (unsigned long long)stats[FP_STAT_FORWARDED_BYTES],
+		       (unsigned long long)passed);
+		fp_instance_close(&inst);
+		return 0;
+	}
+
+	printf("instance    %s (program id %u)\n", inst.pin_dir, inst.prog_id);
+	printf("interfaces ");
+	for (int i = 0; i < nr_ports; i++) {
+		char name[IF_NAMESIZE];
+
+		fp_ifname(ports[i], name);
+		printf(" %s (%s)", name, attach_mode(ports[i]));
+	}
+	printf("%s\n", nr_ports ? "" : " none");
+	if (pid > 0)
+		printf("daemon      running, pid %d\n", pid);
+	else
+		printf("daemon      not running: traffic is on the kernel path%s\n",
+		       cfg.lease_ns ? "" : " (no lease: flows stay offloaded)");
+	if (hb_age >= 0)
+		printf("heartbeat   %.1f s ago, lease %.1f s%s\n", hb_age, (double)cfg.lease_ns / 1e9,
+		       cfg.lease_ns && hb_age > (double)cfg.lease_ns / 1e9 ? " (expired)" : "");
+	else
+		printf("heartbeat   stopped\n");
+	printf("flows       %u IPv4, %u IPv6 entries (at most %u each)\n", v4, v6, max_flows);
+	printf("conntrack   %llu offloaded, %llu events, %llu overruns, %llu resyncs, "
+	       "%llu refreshed, %llu table full, %llu errors\n",
+	       (unsigned long long)ds.offloaded, (unsigned long long)ds.events,
+	       (unsigned long long)ds.overruns, (unsigned long long)ds.resyncs,
+	       (unsigned long long)ds.refresh_total, (unsigned long long)ds.table_full,
+	       (unsigned long long)ds.errors);
+	printf("next hops   generation %u\n", cfg.nh_gen);
+	printf("traffic     %llu packets (%llu bytes) forwarded, %llu passed to the kernel\n",
+	       (unsigned long long)stats[FP_STAT_FORWARDED],
+	       (unsigned long long)stats[FP_STAT_FORWARDED_BYTES], (unsigned long long)passed);
+	fp_instance_close(&inst);
+	return 0;
+}

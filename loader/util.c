@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Messages and small helpers. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <syslog.h>
+#include <time.h>
+#include <net/if.h>
+
+#include "common.h"
+
+int fp_log_level = LOG_NOTICE;
+bool fp_log_to_syslog;
+
+void fp_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (fp_log_to_syslog) {
+		vsyslog(LOG_ERR, fmt, ap);
+	} else {
+		fputs("xdp-fastpath: ", stderr);
+		vfprintf(stderr, fmt, ap);
+		fputc('\n', stderr);
+	}
+	va_end(ap);
+}
+
+void fp_log(int level, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (level > fp_log_level)
+		return;
+	va_start(ap, fmt);
+	if (fp_log_to_syslog) {
+		vsyslog(level, fmt, ap);
+	} else {
+		fputs("xdp-fastpath: ", stderr);
+		vfprintf(stderr, fmt, ap);
+		fputc('\n', stderr);
+	}
+	va_end(ap);
+}
+
+uint64_t fp_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int fp_ifname(int ifindex, char *buf)
+{
+	if (!if_indextoname(ifindex, buf)) {
+		snprintf(buf, IF_NAMESIZE, "if%d", ifindex);
+		return -1;
+	}
+	return 0;
+}

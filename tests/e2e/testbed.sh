@@ -1,0 +1,141 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# The namespace testbed of ../shared/TESTBED.md, as a library for the demo and the e2e tests.
+#
+#  ns cli                 ns rtr (the router)                 ns srv
+#  c0 198.18.1.2/24  <--> r0 198.18.1.1/24  (LAN)
+#     2001:2:0:1::2/64       2001:2:0:1::1/64
+#                         r1 198.19.2.1/24  (WAN)  <-------->  s0 198.19.2.2/24
+#                            2001:2:0:2::1/64                     2001:2:0:2::2/64
+#  nft on rtr, like OpenWrt's fw4: masquerade out of r1, forward policy drop,
+#  'ct state invalid drop', established/related accepted, LAN->WAN accepted.
+#
+# Source it, call tb_setup, and always tb_cleanup (it is installed as an EXIT trap).
+# Everything is named with a per-run prefix: namespaces, the pin directory, temp files.
+
+TB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+FASTPATH_BIN=${FASTPATH_BIN:-$TB_ROOT/build/xdp-fastpath}
+TB=${TB:-fpt$$}
+TB_CLI=${TB}cli
+TB_RTR=${TB}rtr
+TB_SRV=${TB}srv
+TB_PIN=/sys/fs/bpf/xdp-fastpath-$TB
+TB_TMP=$(mktemp -d /tmp/xdp-fastpath-$TB.XXXXXX)
+TB_PIDS=()
+
+cli() { ip netns exec "$TB_CLI" "$@"; }
+srv() { ip netns exec "$TB_SRV" "$@"; }
+rtr() { ip netns exec "$TB_RTR" "$@"; }
+# The router's xdp-fastpath: nsenter keeps the host's /sys/fs/bpf (TESTBED.md).
+fastpath() { nsenter --net=/run/netns/"$TB_RTR" "$FASTPATH_BIN" --pin-dir "$TB_PIN" "$@"; }
+
+tb_log() { printf '%s\n' "$*" >&2; }
+tb_fail() { tb_log "FAIL: $*"; return 1; }
+
+tb_setup() {
+	trap tb_cleanup EXIT
+	for ns in "$TB_CLI" "$TB_RTR" "$TB_SRV"; do
+		ip netns add "$ns"
+		ip -n "$ns" link set lo up
+	done
+	ip link add c0 netns "$TB_CLI" type veth peer name r0 netns "$TB_RTR"
+	ip link add s0 netns "$TB_SRV" type veth peer name r1 netns "$TB_RTR"
+	ip -n "$TB_CLI" addr add 198.18.1.2/24 dev c0
+	ip -n "$TB_CLI" addr add 2001:2:0:1::2/64 dev c0 nodad
+	ip -n "$TB_RTR" addr add 198.18.1.1/24 dev r0
+	ip -n "$TB_RTR" addr add 2001:2:0:1::1/64 dev r0 nodad
+	ip -n "$TB_RTR" addr add 198.19.2.1/24 dev r1
+	ip -n "$TB_RTR" addr add 2001:2:0:2::1/64 dev r1 nodad
+	ip -n "$TB_SRV" addr add 198.19.2.2/24 dev s0
+	ip -n "$TB_SRV" addr add 2001:2:0:2::2/64 dev s0 nodad
+	ip -n "$TB_CLI" link set c0 up
+	ip -n "$TB_SRV" link set s0 up
+	ip -n "$TB_RTR" link set r0 up
+	ip -n "$TB_RTR" link set r1 up
+	ip -n "$TB_CLI" route add default via 198.18.1.1
+	ip -n "$TB_CLI" -6 route add default via 2001:2:0:1::1
+	# IPv4: the server knows only its own subnet (NAT hides the LAN); IPv6 is routed.
+	ip -n "$TB_SRV" -6 route add 2001:2:0:1::/64 via 2001:2:0:2::1
+	rtr sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1
+	# A redirect into a veth needs NAPI on the peer (gro on). Endpoints send MTU-sized packets
+	# (tso, gso off) with complete checksums (tx off): a veth hands local packets to XDP with
+	# CHECKSUM_PARTIAL, which an XDP redirect cannot carry, so they would arrive corrupt.
+	cli ethtool -K c0 gro on tso off gso off tx off >/dev/null
+	srv ethtool -K s0 gro on tso off gso off tx off >/dev/null
+	rtr nft -f - <<-'NFT'
+	table inet fw {
+		chain forward {
+			type filter hook forward priority filter; policy drop;
+			counter name kernel_forwarded
+			ct state invalid counter name invalid drop
+			ct state established,related accept
+			iifname "r0" oifname "r1" accept
+			ct status dnat accept
+		}
+		chain dstnat {
+			type nat hook prerouting priority dstnat;
+		}
+		chain srcnat {
+			type nat hook postrouting priority srcnat;
+			oifname "r1" meta nfproto ipv4 masquerade
+		}
+		counter kernel_forwarded { }
+		counter invalid { }
+	}
+	NFT
+	# Settle IPv6 neighbour discovery and ARP before anything is measured.
+	cli ping -c1 -W2 198.19.2.2 >/dev/null && cli ping -6 -c1 -W2 2001:2:0:2::2 >/dev/null
+}
+
+tb_cleanup() {
+	local rc=$?
+	trap - EXIT
+	for pid in "${TB_PIDS[@]}"; do kill "$pid" 2>/dev/null; done
+	if [ -d "$TB_PIN" ]; then
+		fastpath detach >/dev/null 2>&1 || true
+	fi
+	for pid in "${TB_PIDS[@]}"; do wait "$pid" 2>/dev/null; done
+	for ns in "$TB_CLI" "$TB_RTR" "$TB_SRV"; do
+		ip netns pids "$ns" 2>/dev/null | xargs -r kill 2>/dev/null
+		ip netns del "$ns" 2>/dev/null
+	done
+	rm -rf "$TB_PIN" "$TB_TMP" "/run/xdp-fastpath/xdp-fastpath-$TB".*
+	return $rc
+}
+
+# Counter values: the kernel's forwarded packets (nft) and the fastpath's.
+tb_kernel_forwarded() {
+	rtr nft list counter inet fw kernel_forwarded | awk '/packets/ { print $2 }'
+}
+tb_invalid_dropped() {
+	rtr nft list counter inet fw invalid | awk '/packets/ { print $2 }'
+}
+tb_stat() { # NAME: a datapath counter
+	fastpath stats --json | tr ',{}' '\n\n\n' | awk -F': ' -v k="\"$1\"" '$1 ~ k"$" { print $2 }' | tr -d ' '
+}
+
+# Makes a file of SIZE_MB random megabytes and prints its path.
+tb_random_file() {
+	local f=$TB_TMP/data-$1M
+	[ -f "$f" ] || head -c "$(($1 * 1048576))" /dev/urandom >"$f"
+	echo "$f"
+}
+
+# tb_tcp_send FILE DIR [ADDR] [PORT]: sends FILE through the router, cli->srv (DIR=up) or
+# srv->cli (DIR=down, the client downloads), and prints the sha256 of what arrived.
+tb_tcp_transfer() {
+	local file=$1 dir=$2 addr=${3:-198.19.2.2} port=${4:-5001} out=$TB_TMP/received.$$.$RANDOM
+	if [ "$dir" = up ]; then
+		srv timeout 120 socat -u "TCP-LISTEN:$port,reuseaddr" "OPEN:$out,creat,trunc" &
+		local lpid=$!
+		sleep 0.3
+		cli timeout 120 socat -u "OPEN:$file" "TCP:$addr:$port" || return 1
+	else
+		srv timeout 120 socat -u "TCP-LISTEN:$port,reuseaddr" "OPEN:$file" &
+		local lpid=$!
+		sleep 0.3
+		cli timeout 120 socat -u "TCP:$addr:$port" "OPEN:$out,creat,trunc" || return 1
+	fi
+	wait "$lpid" || return 1
+	sha256sum <"$out" | cut -d' ' -f1
+	rm -f "$out"
+}
