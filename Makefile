@@ -38,6 +38,7 @@ TEST_OBJS   := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%.o)
 
 BIN	  := $(BUILD)/xdp-fastpath
 TEST_BIN  := $(BUILD)/fp-test
+UDP_BIN	  := $(BUILD)/fp-udp
 
 .PHONY: all test bench-prog install uninstall clean format
 all: $(BIN)
@@ -62,10 +63,13 @@ $(BIN): $(LOADER_OBJS)
 $(TEST_BIN): $(TEST_OBJS) $(LOADER_LIB)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
+$(UDP_BIN): tests/e2e/fp_udp.c | $(BUILD)
+	$(CC) $(CFLAGS) $< -o $@
+
 $(BUILD):
 	mkdir -p $@
 
-test: $(BIN) $(TEST_BIN)
+test: $(BIN) $(TEST_BIN) $(UDP_BIN)
 	tests/run-all.sh
 
 bench-prog: $(TEST_BIN)

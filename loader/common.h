@@ -43,6 +43,11 @@ extern int fp_log_level;	  /* LOG_* of syslog.h; messages above it are dropped *
 extern bool fp_log_to_syslog;
 
 uint64_t fp_now_ns(void); /* CLOCK_MONOTONIC, the clock of bpf_ktime_get_ns() */
+/* now - then, or 0 if then is later: the datapath stamps packets while we read the clock. */
+static inline uint64_t fp_elapsed_ns(uint64_t now, uint64_t then)
+{
+	return now > then ? now - then : 0;
+}
 int fp_ifname(int ifindex, char *buf); /* "?" when unknown; buf of IF_NAMESIZE */
 
 /* instance.c */

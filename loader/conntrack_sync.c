@@ -606,11 +606,12 @@ static void scan_conn(struct fp_conn *c, void *arg)
 	}
 	if (refresh_ns > REFRESH_MAX_S * 1000000000ull)
 		refresh_ns = REFRESH_MAX_S * 1000000000ull;
-	if (sc->now - c->last_active_ns > timeout_ns) {
+	if (fp_elapsed_ns(sc->now, c->last_active_ns) > timeout_ns) {
 		c->doomed = 1; /* idle: conntrack lets it expire, so do we */
 		return;
 	}
-	if (c->last_active_ns > c->last_refresh_ns && sc->now - c->last_refresh_ns >= refresh_ns) {
+	if (c->last_active_ns > c->last_refresh_ns &&
+	    fp_elapsed_ns(sc->now, c->last_refresh_ns) >= refresh_ns) {
 		int err = ct_refresh_timeout(cs, &c->tuple[FP_DIR_ORIG], conn_timeout_s(cs, c));
 
 		if (err == -ENOENT) {
@@ -633,6 +634,7 @@ void ctsync_scan(struct fp_ctsync *cs, uint64_t now_ns)
 	read_timeouts(cs);
 	fp_flows_walk(cs->inst, AF_INET, scan_flow, &sc);
 	fp_flows_walk(cs->inst, AF_INET6, scan_flow, &sc);
+	sc.now = fp_now_ns(); /* after the walk: no last-seen time read in it is later */
 	conntable_walk(&cs->table, scan_conn, &sc);
 	conntable_reap(&cs->table, reap_cb, cs);
 	cs->state->offloaded = cs->table.count;

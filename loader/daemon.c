@@ -19,6 +19,7 @@
 #include <string.h>
 #include <syslog.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/timerfd.h>
@@ -180,6 +181,10 @@ static int daemon_run(struct fp_instance *inst, const struct fp_options *opt, in
 
 	d.state.pid = getpid();
 	d.state.started_ns = fp_now_ns();
+	/* Every millisecond between a conntrack event and its flow entry is traffic on the slow
+	 * path: under load, the daemon must win the CPU against the traffic it offloads. */
+	if (setpriority(PRIO_PROCESS, 0, -10))
+		fp_log(LOG_INFO, "cannot raise the daemon's priority: %s", strerror(errno));
 	err = setup_fds(&d);
 	if (err) {
 		fp_err("daemon setup failed: %s", strerror(-err));

@@ -215,7 +215,8 @@ static int print_flow(int family, const union fp_flow_key *key, const union fp_f
 	uint32_t ingress;
 	const void *nat_saddr, *nat_daddr;
 	uint16_t nat_sport, nat_dport;
-	double idle_s = meta->last_seen_ns ? (double)(pc->now - meta->last_seen_ns) / 1e9 : -1;
+	double idle_s =
+		meta->last_seen_ns ? (double)fp_elapsed_ns(pc->now, meta->last_seen_ns) / 1e9 : -1;
 
 	fp_key_to_tuple(family, key, &t, &ingress);
 	if (family == AF_INET) {

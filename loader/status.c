@@ -79,12 +79,14 @@ int cmd_status(int argc, char **argv, struct fp_options *opt)
 		}
 		printf("], \"daemon_pid\": %d, \"heartbeat_age_s\": %.3f, \"lease_s\": %.3f, "
 		       "\"nexthop_generation\": %u, \"flows_ipv4\": %u, \"flows_ipv6\": %u, "
-		       "\"max_flows\": %u, \"offloaded\": %llu, \"events\": %llu, "
+		       "\"max_flows\": %u, \"offloaded\": %llu, \"offload_total\": %llu, "
+		       "\"removed_total\": %llu, \"events\": %llu, "
 		       "\"overruns\": %llu, \"resyncs\": %llu, \"refreshed\": %llu, "
 		       "\"table_full\": %llu, \"errors\": %llu, \"forwarded\": %llu, "
 		       "\"forwarded_bytes\": %llu, \"passed\": %llu}\n",
 		       pid, hb_age, (double)cfg.lease_ns / 1e9, cfg.nh_gen, v4, v6, max_flows,
-		       (unsigned long long)ds.offloaded, (unsigned long long)ds.events,
+		       (unsigned long long)ds.offloaded, (unsigned long long)ds.offload_total,
+		       (unsigned long long)ds.remove_total, (unsigned long long)ds.events,
 		       (unsigned long long)ds.overruns, (unsigned long long)ds.resyncs,
 		       (unsigned long long)ds.refresh_total, (unsigned long long)ds.table_full,
 		       (unsigned long long)ds.errors, (unsigned long long)stats[FP_STAT_FORWARDED],

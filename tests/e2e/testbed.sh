@@ -89,6 +89,14 @@ tb_setup() {
 tb_cleanup() {
 	local rc=$?
 	trap - EXIT
+	if [ $rc != 0 ] || [ "${TB_FAILED:-0}" != 0 ]; then
+		# Diagnostics for a failed test: what the fastpath and its daemon saw.
+		{
+			echo "--- status"; fastpath status
+			echo "--- stats"; fastpath stats | grep -v ' 0$'
+			echo "--- daemon log"; tail -n 30 "$TB_TMP/daemon.log"
+		} 2>&1 | sed 's/^/  | /' >&2
+	fi
 	for pid in "${TB_PIDS[@]}"; do kill "$pid" 2>/dev/null; done
 	if [ -d "$TB_PIN" ]; then
 		fastpath detach >/dev/null 2>&1 || true
@@ -120,22 +128,77 @@ tb_random_file() {
 	echo "$f"
 }
 
-# tb_tcp_send FILE DIR [ADDR] [PORT]: sends FILE through the router, cli->srv (DIR=up) or
-# srv->cli (DIR=down, the client downloads), and prints the sha256 of what arrived.
+# tb_tcp_transfer FILE DIR [ADDR] [PORT]: sends FILE through the router, cli->srv (DIR=up)
+# or srv->cli (DIR=down: the client downloads), and prints the sha256 of what arrived.
+# The address the server saw the client come from is left in $TB_TMP/peer.
 tb_tcp_transfer() {
-	local file=$1 dir=$2 addr=${3:-198.19.2.2} port=${4:-5001} out=$TB_TMP/received.$$.$RANDOM
+	local file=$1 dir=$2 addr=${3:-198.19.2.2} port=${4:-5001}
+	local out=$TB_TMP/received.$RANDOM lpid
+	local listen=(socat -d -d -u "TCP-LISTEN:$port,reuseaddr")
+	case $addr in *:*) listen=(socat -d -d -u "TCP6-LISTEN:$port,reuseaddr") ;; esac
+	[[ $addr == *:* ]] && addr="[$addr]"
 	if [ "$dir" = up ]; then
-		srv timeout 120 socat -u "TCP-LISTEN:$port,reuseaddr" "OPEN:$out,creat,trunc" &
-		local lpid=$!
-		sleep 0.3
-		cli timeout 120 socat -u "OPEN:$file" "TCP:$addr:$port" || return 1
+		srv timeout 300 "${listen[@]}" "OPEN:$out,creat,trunc" 2>"$TB_TMP/server.log" &
+		lpid=$!
+		tb_wait 5 srv_listening "$port" || return 1
+		cli timeout 300 socat -u "OPEN:$file" "TCP:$addr:$port" || return 1
 	else
-		srv timeout 120 socat -u "TCP-LISTEN:$port,reuseaddr" "OPEN:$file" &
-		local lpid=$!
-		sleep 0.3
-		cli timeout 120 socat -u "TCP:$addr:$port" "OPEN:$out,creat,trunc" || return 1
+		srv timeout 300 socat -d -d -u "OPEN:$file" "${listen[@]:3}" 2>"$TB_TMP/server.log" &
+		lpid=$!
+		tb_wait 5 srv_listening "$port" || return 1
+		cli timeout 300 socat -u "TCP:$addr:$port" "OPEN:$out,creat,trunc" || return 1
 	fi
 	wait "$lpid" || return 1
+	sed -n 's/.*accepting connection from AF=[0-9]* \[\{0,1\}\([0-9a-f.:]*[0-9a-f]\)\]\{0,1\}:[0-9]* on.*/\1/p' \
+		"$TB_TMP/server.log" >"$TB_TMP/peer"
 	sha256sum <"$out" | cut -d' ' -f1
 	rm -f "$out"
 }
+srv_listening() { srv ss -Hltn "sport = :$1" | grep -q .; }
+
+# Checks: a failed check is reported and makes the test fail at its end (tb_done).
+TB_FAILED=0
+check() { # DESCRIPTION COMMAND...
+	local what=$1
+	shift
+	if "$@"; then
+		tb_log "  ok: $what"
+	else
+		tb_log "  FAIL: $what"
+		TB_FAILED=1
+	fi
+}
+tb_done() {
+	[ "$TB_FAILED" = 0 ]
+}
+
+tb_attach() { # [extra attach options]
+	fastpath attach r0 r1 --log-file "$TB_TMP/daemon.log" "$@" >"$TB_TMP/attach.out" ||
+		{ cat "$TB_TMP/attach.out" >&2; tb_fail "attach failed"; return 1; }
+}
+tb_status() { fastpath status --json; }
+tb_flow_entries() { tb_status | jq '.flows_ipv4 + .flows_ipv6'; }
+tb_daemon_pid() { tb_status | jq .daemon_pid; }
+
+# Waits up to SECONDS for COMMAND to succeed.
+tb_wait() { # SECONDS COMMAND...
+	local deadline=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		[ $SECONDS -ge $deadline ] && return 1
+		sleep 0.2
+	done
+}
+
+# The share of forwarded packets the fastpath carried since tb_share_start.
+tb_share_start() {
+	TB_FWD0=$(tb_stat forwarded)
+	TB_KERN0=$(tb_kernel_forwarded)
+}
+tb_share_percent() {
+	local fwd=$(($(tb_stat forwarded) - TB_FWD0)) kern=$(($(tb_kernel_forwarded) - TB_KERN0))
+	tb_log "  fastpath forwarded $fwd packets, kernel forwarded $kern"
+	echo $((fwd * 100 / (fwd + kern + 1)))
+}
+ge() { [ "$1" -ge "$2" ]; }
+eq() { [ "$1" = "$2" ]; }

@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * fp-udp: a UDP stream for the end-to-end tests, checked datagram by datagram.
+ *
+ *   fp-udp server PORT            echoes every datagram back; on "END" prints what it saw:
+ *                                 "peer ADDR received N ttl MIN-MAX" and exits
+ *   fp-udp client ADDR PORT N     sends N sequence-numbered datagrams (a window of 16 in
+ *                                 flight), checks each echo byte for byte, resends lost ones;
+ *                                 prints "sent N echoed N corrupt 0 resent R"; exit 0 if all
+ *                                 came back intact
+ * Payloads are 1000 bytes derived from the sequence number, so corruption is detected.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PAYLOAD 1000
+#define WINDOW	16
+
+static void fill(uint8_t *buf, uint32_t seq)
+{
+	uint32_t x = seq * 2654435761u + 1;
+
+	memcpy(buf, &seq, 4);
+	for (int i = 4; i < PAYLOAD; i++) {
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		buf[i] = (uint8_t)x;
+	}
+}
+
+static int server(const char *port)
+{
+	struct addrinfo hints = { .ai_family = AF_INET6, .ai_socktype = SOCK_DGRAM,
+				  .ai_flags = AI_PASSIVE };
+	struct addrinfo *ai;
+	int fd, on = 1, off = 0, ttl_min = 256, ttl_max = -1;
+	unsigned long received = 0;
+	char peer[INET6_ADDRSTRLEN] = "-";
+
+	if (getaddrinfo(NULL, port, &hints, &ai))
+		return 2;
+	fd = socket(AF_INET6, SOCK_DGRAM, 0);
+	setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof(off));
+	setsockopt(fd, IPPROTO_IP, IP_RECVTTL, &on, sizeof(on));
+	setsockopt(fd, IPPROTO_IPV6, IPV6_RECVHOPLIMIT, &on, sizeof(on));
+	if (bind(fd, ai->ai_addr, ai->ai_addrlen)) {
+		perror("bind");
+		return 2;
+	}
+	for (;;) {
+		uint8_t buf[2048], cbuf[256];
+		struct sockaddr_in6 from;
+		struct iovec iov = { buf, sizeof(buf) };
+		struct msghdr msg = { .msg_name = &from, .msg_namelen = sizeof(from),
+				      .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+				      .msg_controllen = sizeof(cbuf) };
+		ssize_t n = recvmsg(fd, &msg, 0);
+
+		if (n < 0)
+			return 2;
+		if (n == 3 && !memcmp(buf, "END", 3)) {
+			sendto(fd, buf, n, 0, (struct sockaddr *)&from, msg.msg_namelen);
+			break;
+		}
+		for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+			int ttl = -1;
+
+			if ((c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_TTL) ||
+			    (c->cmsg_level == IPPROTO_IPV6 && c->cmsg_type == IPV6_HOPLIMIT))
+				memcpy(&ttl, CMSG_DATA(c), sizeof(ttl));
+			if (ttl >= 0 && ttl < ttl_min)
+				ttl_min = ttl;
+			if (ttl > ttl_max)
+				ttl_max = ttl;
+		}
+		inet_ntop(AF_INET6, &from.sin6_addr, peer, sizeof(peer));
+		received++;
+		sendto(fd, buf, n, 0, (struct sockaddr *)&from, msg.msg_namelen);
+	}
+	/* An IPv4 peer shows as ::ffff:a.b.c.d */
+	printf("peer %s received %lu ttl %d-%d\n",
+	       strncmp(peer, "::ffff:", 7) ? peer : peer + 7, received, ttl_min, ttl_max);
+	return 0;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int client(const char *addr, const char *port, uint32_t count)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_DGRAM }, *ai;
+	uint8_t *echoed = calloc(count, 1);
+	double *sent_at = calloc(count, sizeof(double));
+	unsigned long corrupt = 0, resent = 0, done = 0;
+	uint32_t next = 0;
+	int fd;
+
+	if (!echoed || !sent_at || getaddrinfo(addr, port, &hints, &ai))
+		return 2;
+	fd = socket(ai->ai_family, SOCK_DGRAM, 0);
+	if (connect(fd, ai->ai_addr, ai->ai_addrlen)) {
+		perror("connect");
+		return 2;
+	}
+	double deadline = now_s() + 60;
+
+	while (done < count && now_s() < deadline) {
+		uint8_t buf[2048], want[PAYLOAD];
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		uint32_t in_flight = 0, seq;
+
+		/* Resend anything unanswered for 300 ms; keep the window full. */
+		for (uint32_t s = 0; s < next; s++) {
+			if (echoed[s])
+				continue;
+			if (now_s() - sent_at[s] > 0.3) {
+				fill(want, s);
+				send(fd, want, PAYLOAD, 0);
+				sent_at[s] = now_s();
+				resent++;
+			}
+			in_flight++;
+		}
+		while (next < count && in_flight < WINDOW) {
+			fill(want, next);
+			send(fd, want, PAYLOAD, 0);
+			sent_at[next++] = now_s();
+			in_flight++;
+		}
+		if (poll(&pfd, 1, 100) != 1)
+			continue;
+		ssize_t n = recv(fd, buf, sizeof(buf), 0);
+
+		if (n != PAYLOAD) {
+			corrupt++;
+			continue;
+		}
+		memcpy(&seq, buf, 4);
+		fill(want, seq);
+		if (seq >= count || memcmp(buf, want, PAYLOAD)) {
+			corrupt++;
+			continue;
+		}
+		if (!echoed[seq]) {
+			echoed[seq] = 1;
+			done++;
+		}
+	}
+	for (int i = 0; i < 5; i++) { /* tell the server to report */
+		uint8_t buf[16];
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+		send(fd, "END", 3, 0);
+		if (poll(&pfd, 1, 500) == 1 && recv(fd, buf, sizeof(buf), 0) == 3)
+			break;
+	}
+	printf("sent %u echoed %lu corrupt %lu resent %lu\n", count, done, corrupt, resent);
+	return done == count && corrupt == 0 ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc == 3 && !strcmp(argv[1], "server"))
+		return server(argv[2]);
+	if (argc == 5 && !strcmp(argv[1], "client"))
+		return client(argv[2], argv[3], strtoul(argv[4], NULL, 0));
+	fprintf(stderr, "usage: fp-udp server PORT | fp-udp client ADDR PORT COUNT\n");
+	return 2;
+}
