@@ -134,16 +134,18 @@ tb_random_file() {
 tb_tcp_transfer() {
 	local file=$1 dir=$2 addr=${3:-198.19.2.2} port=${4:-5001}
 	local out=$TB_TMP/received.$RANDOM lpid
-	local listen=(socat -d -d -u "TCP-LISTEN:$port,reuseaddr")
-	case $addr in *:*) listen=(socat -d -d -u "TCP6-LISTEN:$port,reuseaddr") ;; esac
-	[[ $addr == *:* ]] && addr="[$addr]"
+	local listen=TCP-LISTEN:$port,reuseaddr
+	if [[ $addr == *:* ]]; then
+		listen=TCP6-LISTEN:$port,reuseaddr
+		addr="[$addr]"
+	fi
 	if [ "$dir" = up ]; then
-		srv timeout 300 "${listen[@]}" "OPEN:$out,creat,trunc" 2>"$TB_TMP/server.log" &
+		srv timeout 300 socat -d -d -u "$listen" "OPEN:$out,creat,trunc" 2>"$TB_TMP/server.log" &
 		lpid=$!
 		tb_wait 5 srv_listening "$port" || return 1
 		cli timeout 300 socat -u "OPEN:$file" "TCP:$addr:$port" || return 1
 	else
-		srv timeout 300 socat -d -d -u "OPEN:$file" "${listen[@]:3}" 2>"$TB_TMP/server.log" &
+		srv timeout 300 socat -d -d -u "OPEN:$file" "$listen" 2>"$TB_TMP/server.log" &
 		lpid=$!
 		tb_wait 5 srv_listening "$port" || return 1
 		cli timeout 300 socat -u "TCP:$addr:$port" "OPEN:$out,creat,trunc" || return 1
