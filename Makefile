@@ -41,7 +41,7 @@ TEST_BIN  := $(BUILD)/fp-test
 UDP_BIN	  := $(BUILD)/fp-udp
 
 .PHONY: all test bench-prog install uninstall clean format
-all: $(BIN)
+all: $(BIN) $(UDP_BIN)
 
 $(BPF_OBJ): $(BPF_SRC) $(BPF_HDRS) | $(BUILD)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
@@ -75,7 +75,7 @@ test: $(BIN) $(TEST_BIN) $(UDP_BIN)
 bench-prog: $(TEST_BIN)
 	$(TEST_BIN) --bench
 
-install: $(BIN)
+install: $(BIN) $(UDP_BIN)
 	install -D -m 0755 $(BIN) $(DESTDIR)$(BINDIR)/xdp-fastpath
 
 uninstall:

@@ -73,6 +73,18 @@ static int check_free(const struct fp_instance *inst, const struct iface *ifc)
 	return -EBUSY;
 }
 
+static bool all_attached_here(const struct fp_instance *inst, const struct iface *ifs, int n)
+{
+	char path[PATH_MAX];
+
+	for (int i = 0; i < n; i++) {
+		fp_link_pin_path(inst, ifs[i].ifindex, path, sizeof(path));
+		if (access(path, F_OK))
+			return false;
+	}
+	return true;
+}
+
 static int link_in_mode(const struct fp_instance *inst, int ifindex, uint32_t flags)
 {
 	LIBBPF_OPTS(bpf_link_create_opts, lopts, .flags = flags);
@@ -162,6 +174,18 @@ int cmd_attach(int argc, char **argv, struct fp_options *opt)
 		if (err != -EBADF)
 			fp_err("cannot open %s: %s", opt->pin_dir, strerror(-err));
 		return 1;
+	}
+	/*
+	 * All of them attached already, but no daemon (it died, or systemd restarts a
+	 * foreground attach): restart the daemon, which adopts the pinned maps.
+	 */
+	if (inst.pin_dir[0] && all_attached_here(&inst, ifs, argc) && fp_daemon_pid(&inst) <= 0) {
+		for (int i = 0; i < argc; i++)
+			printf("%s: already attached; restarting the sync daemon\n", ifs[i].name);
+		fflush(stdout);
+		err = fp_daemon_start(&inst, opt);
+		fp_instance_close(&inst);
+		return err ? 1 : 0;
 	}
 	/* Check every interface before changing anything. */
 	for (int i = 0; i < argc; i++)

@@ -14,6 +14,10 @@
  *   records the dump did not see (older generation) are removed.
  * - Each scan refreshes the conntrack timeout of connections the fastpath carried, removes
  *   those the datapath marked closing, and those idle past conntrack's own timeout.
+ * - The kernel gives a conntrack entry its event extension only if a listener existed when
+ *   the entry was created (nf_conntrack_events=2, the default): entries older than the daemon
+ *   never report their end. Those found by the first dump are "polled": each scan asks
+ *   conntrack for them and drops those gone or no longer offloadable.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -191,7 +195,8 @@ static void ct_set_tuple(struct nf_conntrack *ct, const struct fp_tuple *t)
 
 /* Requests: one message, one acknowledgement. */
 
-static int ct_request(struct fp_ctsync *cs, struct nf_conntrack *ct, uint8_t family)
+static int ct_request(struct fp_ctsync *cs, struct nf_conntrack *ct, uint8_t family, int msg_type,
+		      mnl_cb_t cb, void *data)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
@@ -200,8 +205,8 @@ static int ct_request(struct fp_ctsync *cs, struct nf_conntrack *ct, uint8_t fam
 	ssize_t n;
 	int err;
 
-	nlh->nlmsg_type = (NFNL_SUBSYS_CTNETLINK << 8) | IPCTNL_MSG_CT_NEW;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK; /* no NLM_F_CREATE: change only */
+	nlh->nlmsg_type = (NFNL_SUBSYS_CTNETLINK << 8) | msg_type;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK; /* CT_NEW without NLM_F_CREATE: change only */
 	nlh->nlmsg_seq = seq;
 	nfh = mnl_nlmsg_put_extra_header(nlh, sizeof(*nfh));
 	nfh->nfgen_family = family;
@@ -215,7 +220,7 @@ static int ct_request(struct fp_ctsync *cs, struct nf_conntrack *ct, uint8_t fam
 		n = mnl_socket_recvfrom(cs->request, cs->buf, RECV_BUF_SIZE);
 		if (n < 0)
 			return -errno;
-		err = mnl_cb_run(cs->buf, n, seq, mnl_socket_get_portid(cs->request), NULL, NULL);
+		err = mnl_cb_run(cs->buf, n, seq, mnl_socket_get_portid(cs->request), cb, data);
 	} while (err == MNL_CB_OK);
 	return err < 0 ? -errno : 0;
 }
@@ -233,7 +238,7 @@ static int ct_set_liberal(struct fp_ctsync *cs, const struct fp_tuple *orig)
 	nfct_set_attr_u8(ct, ATTR_TCP_MASK_ORIG, IP_CT_TCP_FLAG_BE_LIBERAL);
 	nfct_set_attr_u8(ct, ATTR_TCP_FLAGS_REPL, IP_CT_TCP_FLAG_BE_LIBERAL);
 	nfct_set_attr_u8(ct, ATTR_TCP_MASK_REPL, IP_CT_TCP_FLAG_BE_LIBERAL);
-	err = ct_request(cs, ct, orig->family);
+	err = ct_request(cs, ct, orig->family, IPCTNL_MSG_CT_NEW, NULL, NULL);
 	nfct_destroy(ct);
 	return err;
 }
@@ -247,7 +252,7 @@ static int ct_refresh_timeout(struct fp_ctsync *cs, const struct fp_tuple *orig,
 		return -ENOMEM;
 	ct_set_tuple(ct, orig);
 	nfct_set_attr_u32(ct, ATTR_TIMEOUT, secs);
-	err = ct_request(cs, ct, orig->family);
+	err = ct_request(cs, ct, orig->family, IPCTNL_MSG_CT_NEW, NULL, NULL);
 	nfct_destroy(ct);
 	return err;
 }
@@ -283,6 +288,45 @@ static bool ct_offloadable(const struct fp_ctsync *cs, const struct nf_conntrack
 	}
 	return nfct_get_attr_u8(ct, ATTR_TCP_STATE) == TCP_CONNTRACK_ESTABLISHED &&
 	       (status & IPS_ASSURED);
+}
+
+struct probe {
+	struct fp_ctsync *cs;
+	bool offloadable;
+};
+
+static int probe_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct probe *p = data;
+	struct nf_conntrack *ct = nfct_new();
+	struct fp_tuple orig;
+	bool unknown;
+
+	if (!ct)
+		return MNL_CB_ERROR;
+	if (nfct_nlmsg_parse(nlh, ct) == 0 && ct_tuple(ct, FP_DIR_ORIG, &orig))
+		p->offloadable = ct_offloadable(p->cs, ct, &orig, &unknown);
+	nfct_destroy(ct);
+	return MNL_CB_OK;
+}
+
+/* Asks conntrack whether the entry still exists and may stay offloaded. */
+static bool ct_still_offloadable(struct fp_ctsync *cs, const struct fp_tuple *orig)
+{
+	struct probe p = { .cs = cs };
+	struct nf_conntrack *ct = nfct_new();
+	int err;
+
+	if (!ct)
+		return true;
+	ct_set_tuple(ct, orig);
+	err = ct_request(cs, ct, orig->family, IPCTNL_MSG_CT_GET, probe_cb, &p);
+	nfct_destroy(ct);
+	if (err && err != -ENOENT) {
+		cs->state->errors++;
+		return true; /* unsure: keep it, ask again next scan */
+	}
+	return !err && p.offloadable;
 }
 
 /* The flow entry of direction dir: its tuple in, the other direction's tuple reversed out. */
@@ -359,6 +403,7 @@ static void conn_offload(struct fp_ctsync *cs, const struct fp_tuple *orig,
 		return;
 	}
 	c->gen = cs->dump_gen;
+	c->polled = cs->first_dump;
 	c->last_active_ns = c->last_refresh_ns = now;
 	if (orig->proto == IPPROTO_TCP && ct_set_liberal(cs, orig)) {
 		/* Without it a flow returning to the kernel may be dropped as invalid. */
@@ -484,6 +529,7 @@ int ctsync_resync(struct fp_ctsync *cs)
 	int err;
 
 	read_timeouts(cs);
+	cs->first_dump = cs->dump_gen == 0;
 	cs->dump_gen++;
 	cs->resync_needed = false;
 	nlh->nlmsg_type = (NFNL_SUBSYS_CTNETLINK << 8) | IPCTNL_MSG_CT_GET;
@@ -509,6 +555,7 @@ int ctsync_resync(struct fp_ctsync *cs)
 				 ct_message_cb, cs);
 	} while (err == MNL_CB_OK);
 
+	cs->first_dump = false;
 	conntable_walk(&cs->table, mark_old_generation, cs);
 	conntable_reap(&cs->table, reap_cb, cs);
 	cs->state->offloaded = cs->table.count;
@@ -603,6 +650,10 @@ static void scan_conn(struct fp_conn *c, void *arg)
 			c->doomed = 1;
 			return;
 		}
+	}
+	if (c->polled && !ct_still_offloadable(cs, &c->tuple[FP_DIR_ORIG])) {
+		c->doomed = 1;
+		return;
 	}
 	if (refresh_ns > REFRESH_MAX_S * 1000000000ull)
 		refresh_ns = REFRESH_MAX_S * 1000000000ull;

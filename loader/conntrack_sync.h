@@ -22,6 +22,7 @@ struct fp_ctsync {
 	uint32_t dump_gen;
 	uint32_t timeout_s[2];	    /* established TCP, UDP stream: conntrack's own */
 	bool resync_needed;
+	bool first_dump;	    /* what it finds existed before us: no events (see .c) */
 	char *buf;		    /* receive buffer */
 };
 

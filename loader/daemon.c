@@ -229,8 +229,10 @@ static int daemon_run(struct fp_instance *inst, const struct fp_options *opt, in
 		/* Route changes first: a flow offloaded next must not use an old next hop. */
 		if (pfd[1].revents)
 			handle_route_changes(&d);
-		if (pfd[0].revents)
+		if (pfd[0].revents) {
 			ctsync_handle_events(&d.cs);
+			publish_state(&d);
+		}
 		if (pfd[2].revents) {
 			uint64_t expirations;
 

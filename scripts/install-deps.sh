@@ -1,0 +1,17 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Installs what xdp-fastpath needs to build and to run its tests, on Debian 12 (bookworm).
+set -eu
+if [ "$(id -u)" != 0 ]; then
+	echo "install-deps.sh: run as root (it uses apt-get)" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends \
+	make gcc libc6-dev pkg-config clang llvm \
+	libbpf-dev bpftool libelf-dev zlib1g-dev \
+	libmnl-dev libnetfilter-conntrack-dev \
+	iproute2 nftables conntrack ethtool iputils-ping procps util-linux \
+	socat jq pv bc >/dev/null
+echo "install-deps.sh: done"

@@ -1,0 +1,61 @@
+#!/bin/bash
+# Bad input gets one line on stderr naming the cause, a non-zero exit, and changes nothing.
+. "$(dirname "$0")/testbed.sh"
+tb_setup
+
+# expect_error EXIT_CODE PATTERN COMMAND...: exit code, exactly one stderr line matching.
+expect_error() {
+	local code=$1 pattern=$2 rc
+	shift 2
+	"$@" >"$TB_TMP/out" 2>"$TB_TMP/err"
+	rc=$?
+	if [ "$rc" != "$code" ] || [ "$(wc -l <"$TB_TMP/err")" != 1 ] ||
+		! grep -q -- "$pattern" "$TB_TMP/err"; then
+		tb_log "    exit $rc (want $code), stderr: $(cat "$TB_TMP/err")"
+		return 1
+	fi
+	tb_log "    $(cat "$TB_TMP/err")"
+}
+no_state() { # nothing attached, nothing pinned, no daemon
+	! ip -n "$TB_RTR" link show r0 | grep -q ' xdp' &&
+		! ip -n "$TB_RTR" link show r1 | grep -q ' xdp' &&
+		[ ! -e "$TB_PIN" ] && ! pgrep -f "xdp-fastpath --pin-dir $TB_PIN" >/dev/null
+}
+
+check "unknown interface" expect_error 1 "nosuch0: no such interface" fastpath attach r0 nosuch0
+check "... changes nothing" no_state
+check "not root" expect_error 1 "must be run as root" \
+	nsenter --net=/run/netns/"$TB_RTR" setpriv --reuid=65534 --regid=65534 --clear-groups \
+	"$FASTPATH_BIN" --pin-dir "$TB_PIN" attach r0
+check "... changes nothing" no_state
+check "no BPF filesystem" expect_error 1 "not on a BPF filesystem" \
+	nsenter --net=/run/netns/"$TB_RTR" "$FASTPATH_BIN" --pin-dir "$TB_TMP/pins/x" attach r0
+check "invalid --flows" expect_error 2 "invalid value for --flows" fastpath attach r0 --flows 0x
+check "invalid --flows (zero)" expect_error 2 "invalid value for --flows" fastpath attach r0 --flows 0
+check "invalid --mode" expect_error 2 "invalid value for --mode" fastpath attach r0 --mode fast
+check "invalid --lease" expect_error 2 "invalid value for --lease" fastpath attach r0 --lease -1
+check "invalid --skip-mark" expect_error 2 "invalid value for --skip-mark" fastpath attach r0 --skip-mark 0x10/x
+check "unknown command" expect_error 2 "unknown command 'atach'" fastpath atach r0
+check "attach without interface" expect_error 2 "attach needs an interface" fastpath attach
+check "detach with nothing attached" expect_error 1 "nothing is attached" fastpath detach
+check "stats with nothing attached" expect_error 1 "not attached" fastpath stats
+check "... changes nothing" no_state
+
+# Another program already on an interface: refused before anything is attached.
+rtr ip link set dev r0 xdpgeneric obj "$TB_ROOT/build/xdp_fastpath.bpf.o" sec xdp
+check "interface with another XDP program" \
+	expect_error 1 "r0: already has an XDP program" fastpath attach r1 r0
+check "... r1 was not attached" bash -c "! ip -n $TB_RTR link show r1 | grep -q ' xdp'"
+check "... nothing pinned" test ! -e "$TB_PIN"
+rtr ip link set dev r0 xdpgeneric off
+
+# Already attached, daemon running: refused, and the instance is as it was.
+tb_attach || exit 1
+pid=$(tb_daemon_pid)
+check "already attached" expect_error 1 "r0: already attached" fastpath attach r0
+check "... the daemon is the same" eq "$(tb_daemon_pid)" "$pid"
+check "... both still attached" eq "$(tb_status | jq '.interfaces | length')" 2
+check "detach of an interface not attached" expect_error 1 "lo: not attached" fastpath detach lo
+check "detach of everything" fastpath detach
+check "... leaves nothing behind" no_state
+tb_done

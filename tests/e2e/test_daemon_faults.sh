@@ -1,0 +1,47 @@
+#!/bin/bash
+# Faults during transfers: the daemon killed with SIGKILL, the daemon restarted, a detach.
+# Each transfer must complete intact; with the daemon dead, the kernel takes over within the
+# lease; nothing is dropped as invalid when flows come back to the kernel.
+. "$(dirname "$0")/testbed.sh"
+tb_setup
+tb_attach --lease 2 || exit 1
+file=$(tb_random_file 300)
+want=$(sha256sum <"$file" | cut -d' ' -f1)
+
+# 1. SIGKILL mid-transfer (slowed down by a rate limit so it is still running).
+tb_tcp_transfer_slow() {
+	local out=$TB_TMP/slow.$RANDOM
+	srv timeout 120 socat -u TCP-LISTEN:5002,reuseaddr "OPEN:$out,creat,trunc" &
+	local lpid=$!
+	tb_wait 5 srv_listening 5002 || return 1
+	cli timeout 120 bash -c "pv -q -L 40m '$file' | socat -u - TCP:198.19.2.2:5002" || return 1
+	wait $lpid || return 1
+	sha256sum <"$out" | cut -d' ' -f1
+	rm -f "$out"
+}
+tb_tcp_transfer_slow >"$TB_TMP/sha1" &
+xfer=$!
+sleep 2
+hb0=$(tb_stat pass_heartbeat)
+kill -9 "$(tb_daemon_pid)"
+wait $xfer
+check "a transfer survives SIGKILL of the daemon" eq "$(cat "$TB_TMP/sha1")" "$want"
+check "after the lease the kernel carries the traffic" ge "$(($(tb_stat pass_heartbeat) - hb0))" 1000
+
+# 2. attach again restarts the daemon, which adopts the pinned maps.
+check "attach restarts a dead daemon" tb_attach
+check "a daemon runs again" ge "$(tb_daemon_pid)" 1
+tb_share_start
+check "a transfer after the restart arrives intact" eq "$(tb_tcp_transfer "$file" up)" "$want"
+check "and the fastpath carries it again" ge "$(tb_share_percent)" 95
+
+# 3. detach mid-transfer.
+tb_tcp_transfer_slow >"$TB_TMP/sha2" &
+xfer=$!
+sleep 2
+check "detach during a transfer succeeds" fastpath detach
+wait $xfer
+check "the transfer survives the detach" eq "$(cat "$TB_TMP/sha2")" "$want"
+check "no packet was dropped as invalid" eq "$(tb_invalid_dropped)" 0
+check "detach left no pins" test ! -e "$TB_PIN"
+tb_done

@@ -1,0 +1,33 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# make test: the datapath tests (BPF_PROG_TEST_RUN, fp-test), then the end-to-end tests in
+# network namespaces. Needs root. Ends with "N passed, N failed" over both.
+set -u
+cd "$(dirname "$0")/.." || exit 2
+if [ "$(id -u)" != 0 ]; then
+	echo "make test needs root (BPF programs, network namespaces): try 'sudo make test'" >&2
+	exit 2
+fi
+passed=0
+failed=0
+count() { # the "N passed, N failed" line of a suite's output
+	local line
+	line=$(grep -E '[0-9]+ passed, [0-9]+ failed' "$1" | tail -n 1)
+	if [ -z "$line" ]; then
+		failed=$((failed + 1)) # the suite died before reporting
+		return
+	fi
+	passed=$((passed + $(sed -E 's/.* ([0-9]+) passed.*/\1/' <<<"$line")))
+	failed=$((failed + $(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$line")))
+}
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+echo "== datapath tests (BPF_PROG_TEST_RUN)"
+build/fp-test | tee "$log"
+count "$log"
+echo "== end-to-end tests (namespaces, nft masquerade, conntrack)"
+tests/e2e/run.sh "$@" | tee "$log"
+count "$log"
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
