@@ -53,6 +53,8 @@ int fp_ifname(int ifindex, char *buf); /* "?" when unknown; buf of IF_NAMESIZE *
 /* instance.c */
 int fp_check_environment(const char *pin_dir, bool may_mount);
 int fp_instance_open(struct fp_instance *inst, const char *pin_dir);
+int fp_command_open(const char *cmd, int argc, const struct fp_options *opt,
+		    struct fp_instance *inst);
 int fp_instance_create(struct fp_instance *inst, const struct fp_options *opt);
 void fp_instance_close(struct fp_instance *inst);
 void fp_instance_unpin(const char *pin_dir);

@@ -225,36 +225,47 @@ static int ct_request(struct fp_ctsync *cs, struct nf_conntrack *ct, uint8_t fam
 	return err < 0 ? -errno : 0;
 }
 
-/* Marks both directions of a TCP entry "be liberal" (see the top of the file). */
-static int ct_set_liberal(struct fp_ctsync *cs, const struct fp_tuple *orig)
+/* A conntrack message naming the entry by its original tuple; NULL if out of memory. */
+static struct nf_conntrack *ct_for_tuple(const struct fp_tuple *orig)
 {
 	struct nf_conntrack *ct = nfct_new();
-	int err;
 
-	if (!ct)
-		return -ENOMEM;
-	ct_set_tuple(ct, orig);
-	nfct_set_attr_u8(ct, ATTR_TCP_FLAGS_ORIG, IP_CT_TCP_FLAG_BE_LIBERAL);
-	nfct_set_attr_u8(ct, ATTR_TCP_MASK_ORIG, IP_CT_TCP_FLAG_BE_LIBERAL);
-	nfct_set_attr_u8(ct, ATTR_TCP_FLAGS_REPL, IP_CT_TCP_FLAG_BE_LIBERAL);
-	nfct_set_attr_u8(ct, ATTR_TCP_MASK_REPL, IP_CT_TCP_FLAG_BE_LIBERAL);
-	err = ct_request(cs, ct, orig->family, IPCTNL_MSG_CT_NEW, NULL, NULL);
+	if (ct)
+		ct_set_tuple(ct, orig);
+	return ct;
+}
+
+/* Sends a change (IPCTNL_MSG_CT_NEW without NLM_F_CREATE) and frees ct. */
+static int ct_change(struct fp_ctsync *cs, struct nf_conntrack *ct, uint8_t family)
+{
+	int err = ct_request(cs, ct, family, IPCTNL_MSG_CT_NEW, NULL, NULL);
+
 	nfct_destroy(ct);
 	return err;
 }
 
-static int ct_refresh_timeout(struct fp_ctsync *cs, const struct fp_tuple *orig, uint32_t secs)
+/* Marks both directions of a TCP entry "be liberal" (see the top of the file). */
+static int ct_set_liberal(struct fp_ctsync *cs, const struct fp_tuple *orig)
 {
-	struct nf_conntrack *ct = nfct_new();
-	int err;
+	struct nf_conntrack *ct = ct_for_tuple(orig);
 
 	if (!ct)
 		return -ENOMEM;
-	ct_set_tuple(ct, orig);
+	nfct_set_attr_u8(ct, ATTR_TCP_FLAGS_ORIG, IP_CT_TCP_FLAG_BE_LIBERAL);
+	nfct_set_attr_u8(ct, ATTR_TCP_MASK_ORIG, IP_CT_TCP_FLAG_BE_LIBERAL);
+	nfct_set_attr_u8(ct, ATTR_TCP_FLAGS_REPL, IP_CT_TCP_FLAG_BE_LIBERAL);
+	nfct_set_attr_u8(ct, ATTR_TCP_MASK_REPL, IP_CT_TCP_FLAG_BE_LIBERAL);
+	return ct_change(cs, ct, orig->family);
+}
+
+static int ct_refresh_timeout(struct fp_ctsync *cs, const struct fp_tuple *orig, uint32_t secs)
+{
+	struct nf_conntrack *ct = ct_for_tuple(orig);
+
+	if (!ct)
+		return -ENOMEM;
 	nfct_set_attr_u32(ct, ATTR_TIMEOUT, secs);
-	err = ct_request(cs, ct, orig->family, IPCTNL_MSG_CT_NEW, NULL, NULL);
-	nfct_destroy(ct);
-	return err;
+	return ct_change(cs, ct, orig->family);
 }
 
 /* Offload decisions */
@@ -314,12 +325,11 @@ static int probe_cb(const struct nlmsghdr *nlh, void *data)
 static bool ct_still_offloadable(struct fp_ctsync *cs, const struct fp_tuple *orig)
 {
 	struct probe p = { .cs = cs };
-	struct nf_conntrack *ct = nfct_new();
+	struct nf_conntrack *ct = ct_for_tuple(orig);
 	int err;
 
 	if (!ct)
 		return true;
-	ct_set_tuple(ct, orig);
 	err = ct_request(cs, ct, orig->family, IPCTNL_MSG_CT_GET, probe_cb, &p);
 	nfct_destroy(ct);
 	if (err && err != -ENOENT) {

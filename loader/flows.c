@@ -272,18 +272,9 @@ int cmd_flows(int argc, char **argv, struct fp_options *opt)
 	int err;
 
 	(void)argv;
-	if (argc) {
-		fp_err("flows takes no arguments");
-		return 2;
-	}
-	if (fp_check_environment(opt->pin_dir, false))
-		return 1;
-	err = fp_instance_open(&inst, opt->pin_dir);
-	if (err) {
-		if (err != -EBADF)
-			fp_err("not attached (no instance at %s)", opt->pin_dir);
-		return 1;
-	}
+	err = fp_command_open("flows", argc, opt, &inst);
+	if (err)
+		return err;
 	if (pc.json)
 		printf("[");
 	else
@@ -317,18 +308,9 @@ int cmd_flush(int argc, char **argv, struct fp_options *opt)
 	int pid, err;
 
 	(void)argv;
-	if (argc) {
-		fp_err("flush takes no arguments");
-		return 2;
-	}
-	if (fp_check_environment(opt->pin_dir, false))
-		return 1;
-	err = fp_instance_open(&inst, opt->pin_dir);
-	if (err) {
-		if (err != -EBADF)
-			fp_err("not attached (no instance at %s)", opt->pin_dir);
-		return 1;
-	}
+	err = fp_command_open("flush", argc, opt, &inst);
+	if (err)
+		return err;
 	pid = fp_daemon_pid(&inst);
 	fp_flows_walk(&inst, AF_INET, delete_one, arg);
 	fp_flows_walk(&inst, AF_INET6, delete_one, arg);

@@ -230,6 +230,30 @@ void fp_run_paths(const struct fp_instance *inst, char *pid, char *lock, size_t 
 		snprintf(lock, len, "%s/%s.lock", FP_RUN_DIR, inst->name);
 }
 
+/*
+ * The start of every command that works on an existing instance and takes no arguments:
+ * returns 0 with inst open, or the exit code after a one-line error.
+ */
+int fp_command_open(const char *cmd, int argc, const struct fp_options *opt,
+		    struct fp_instance *inst)
+{
+	int err;
+
+	if (argc) {
+		fp_err("%s takes no arguments", cmd);
+		return 2;
+	}
+	if (fp_check_environment(opt->pin_dir, false))
+		return 1;
+	err = fp_instance_open(inst, opt->pin_dir);
+	if (err) {
+		if (err != -EBADF) /* -EBADF was reported by fp_instance_open */
+			fp_err("not attached (no instance at %s)", opt->pin_dir);
+		return 1;
+	}
+	return 0;
+}
+
 static int lock_fd = -1;
 
 /* Serializes commands that change an instance; the lock is held until the process exits. */

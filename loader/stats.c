@@ -47,18 +47,9 @@ int cmd_stats(int argc, char **argv, struct fp_options *opt)
 	int err;
 
 	(void)argv;
-	if (argc) {
-		fp_err("stats takes no arguments");
-		return 2;
-	}
-	if (fp_check_environment(opt->pin_dir, false))
-		return 1;
-	err = fp_instance_open(&inst, opt->pin_dir);
-	if (err) {
-		if (err != -EBADF)
-			fp_err("not attached (no instance at %s)", opt->pin_dir);
-		return 1;
-	}
+	err = fp_command_open("stats", argc, opt, &inst);
+	if (err)
+		return err;
 	err = fp_read_stats(&inst, stats);
 	if (err) {
 		fp_err("cannot read the counters: %s", strerror(-err));

@@ -43,18 +43,9 @@ int cmd_status(int argc, char **argv, struct fp_options *opt)
 	double hb_age;
 
 	(void)argv;
-	if (argc) {
-		fp_err("status takes no arguments");
-		return 2;
-	}
-	if (fp_check_environment(opt->pin_dir, false))
-		return 1;
-	err = fp_instance_open(&inst, opt->pin_dir);
-	if (err) {
-		if (err != -EBADF)
-			fp_err("not attached (no instance at %s)", opt->pin_dir);
-		return 1;
-	}
+	err = fp_command_open("status", argc, opt, &inst);
+	if (err)
+		return err;
 	nr_ports = fp_tx_ports(&inst, ports, FP_MAX_TX_PORTS);
 	pid = fp_daemon_pid(&inst);
 	fp_read_config(&inst, &cfg);

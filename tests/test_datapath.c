@@ -338,68 +338,72 @@ static void addr(int family, const char *text, void *dst)
 		DIE("bad address in a test case: %s", text);
 }
 
+/* The key of the case's flow: the input packet's tuple on the flow's ingress. */
+static void case_key(const struct dp_case *c, struct fp_flow_key4 *k4, struct fp_flow_key6 *k6)
+{
+	int ingress = iface_index(c->flow.ingress ? c->flow.ingress : c->ingress);
+
+	*k4 = (struct fp_flow_key4){ .ifindex = ingress, .proto = c->in.proto,
+				     .sport = htons(c->in.sport), .dport = htons(c->in.dport) };
+	*k6 = (struct fp_flow_key6){ .ifindex = ingress, .proto = c->in.proto,
+				     .sport = htons(c->in.sport), .dport = htons(c->in.dport) };
+	if (c->in.family == 4) {
+		addr(4, c->in.saddr, &k4->saddr);
+		addr(4, c->in.daddr, &k4->daddr);
+	} else {
+		addr(6, c->in.saddr, k6->saddr);
+		addr(6, c->in.daddr, k6->daddr);
+	}
+}
+
 /* Installs the case's flow, keyed on the input packet's tuple. */
 static void install_flow(const struct dp_case *c)
 {
 	const struct flow_spec *f = &c->flow;
-	int ingress = iface_index(f->ingress ? f->ingress : c->ingress);
+	struct fp_flow_key4 k4;
+	struct fp_flow_key6 k6;
 
 	if (f->none)
 		return;
+	case_key(c, &k4, &k6);
 	if (c->in.family == 4) {
-		struct fp_flow_key4 key = { .ifindex = ingress, .proto = c->in.proto,
-					    .sport = htons(c->in.sport), .dport = htons(c->in.dport) };
 		struct fp_flow4 flow = { .meta.flags = f->flags, .nat_sport = htons(f->nat_sport),
 					 .nat_dport = htons(f->nat_dport) };
 
-		addr(4, c->in.saddr, &key.saddr);
-		addr(4, c->in.daddr, &key.daddr);
 		if (f->nat_saddr)
 			addr(4, f->nat_saddr, &flow.nat_saddr);
 		if (f->nat_daddr)
 			addr(4, f->nat_daddr, &flow.nat_daddr);
-		fx_add_flow4(&key, &flow);
+		fx_add_flow4(&k4, &flow);
 	} else {
-		struct fp_flow_key6 key = { .ifindex = ingress, .proto = c->in.proto,
-					    .sport = htons(c->in.sport), .dport = htons(c->in.dport) };
 		struct fp_flow6 flow = { .meta.flags = f->flags, .nat_sport = htons(f->nat_sport),
 					 .nat_dport = htons(f->nat_dport) };
 
-		addr(6, c->in.saddr, key.saddr);
-		addr(6, c->in.daddr, key.daddr);
 		if (f->nat_saddr)
 			addr(6, f->nat_saddr, flow.nat_saddr);
 		if (f->nat_daddr)
 			addr(6, f->nat_daddr, flow.nat_daddr);
-		fx_add_flow6(&key, &flow);
+		fx_add_flow6(&k6, &flow);
 	}
 }
 
-/* The flow's state after the run (the key as install_flow made it). */
+/* The flow's state after the run. */
 static bool read_flow_meta(const struct dp_case *c, struct fp_flow_meta *meta)
 {
-	int ingress = iface_index(c->flow.ingress ? c->flow.ingress : c->ingress);
+	struct fp_flow_key4 k4;
+	struct fp_flow_key6 k6;
+	struct fp_flow4 f4;
+	struct fp_flow6 f6;
 
+	case_key(c, &k4, &k6);
 	if (c->in.family == 4) {
-		struct fp_flow_key4 key = { .ifindex = ingress, .proto = c->in.proto,
-					    .sport = htons(c->in.sport), .dport = htons(c->in.dport) };
-		struct fp_flow4 flow;
-
-		addr(4, c->in.saddr, &key.saddr);
-		addr(4, c->in.daddr, &key.daddr);
-		if (!fx_get_flow4(&key, &flow))
+		if (!fx_get_flow4(&k4, &f4))
 			return false;
-		*meta = flow.meta;
+		*meta = f4.meta;
 	} else {
-		struct fp_flow_key6 key = { .ifindex = ingress, .proto = c->in.proto,
-					    .sport = htons(c->in.sport), .dport = htons(c->in.dport) };
-		struct fp_flow6 flow;
-
-		addr(6, c->in.saddr, key.saddr);
-		addr(6, c->in.daddr, key.daddr);
-		if (!fx_get_flow6(&key, &flow))
+		if (!fx_get_flow6(&k6, &f6))
 			return false;
-		*meta = flow.meta;
+		*meta = f6.meta;
 	}
 	return true;
 }
