@@ -7,6 +7,7 @@ CLANG	?= clang
 BPFTOOL ?= bpftool
 PREFIX	?= /usr/local
 BINDIR	?= $(PREFIX)/sbin
+MANDIR	?= $(PREFIX)/share/man
 DESTDIR ?=
 
 BUILD	:= build
@@ -75,11 +76,12 @@ test: $(BIN) $(TEST_BIN) $(UDP_BIN)
 bench-prog: $(TEST_BIN)
 	$(TEST_BIN) --bench
 
-install: $(BIN) $(UDP_BIN)
+install: $(BIN)
 	install -D -m 0755 $(BIN) $(DESTDIR)$(BINDIR)/xdp-fastpath
+	install -D -m 0644 docs/xdp-fastpath.8 $(DESTDIR)$(MANDIR)/man8/xdp-fastpath.8
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/xdp-fastpath
+	rm -f $(DESTDIR)$(BINDIR)/xdp-fastpath $(DESTDIR)$(MANDIR)/man8/xdp-fastpath.8
 
 format:
 	clang-format -i $(BPF_SRC) $(BPF_HDRS) $(LOADER_SRCS) $(wildcard loader/*.h) \
