@@ -30,6 +30,12 @@ check "bpftool shows the flow map with named fields" \
 check "bpftool shows the stats map" bash -c "bpftool map dump pinned $TB_PIN/fp_stats | grep -q value"
 check "pins are readable by root only" eq "$(stat -c %a "$TB_PIN/fp_flows4")" 600
 
+# flush empties the maps; the daemon offloads the live connection again from a dump.
+check "flush reports what it removed" bash -c "$(declare -p TB_RTR TB_PIN FASTPATH_BIN); \
+	nsenter --net=/run/netns/\$TB_RTR \$FASTPATH_BIN --pin-dir \$TB_PIN flush | grep -q 'flushed 2 flow entries'"
+back() { [ "$(tb_flow_entries)" = 2 ] && [ "$(tb_status | jq .resyncs)" -ge 1 ]; }
+check "... and the daemon offloads the connection again" tb_wait 3 back
+
 # Route change: the next-hop generation moves, so cached next hops are looked up again.
 gen=$(tb_status | jq .nexthop_generation)
 rtr ip route add 198.19.99.0/24 via 198.19.2.2
