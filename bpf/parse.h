@@ -41,13 +41,13 @@
 
 struct fp_pkt {
 	struct ethhdr *eth;
-	void *l3;	/* struct iphdr or struct ipv6hdr */
-	__be16 *ports;	/* source and destination port: the first 4 bytes of TCP and UDP */
+	void *l3;	 /* struct iphdr or struct ipv6hdr */
+	__be16 *ports;	 /* source and destination port: the first 4 bytes of TCP and UDP */
 	__sum16 *l4csum; /* the TCP or UDP checksum field */
-	__u16 l3_len;	/* total L3 length, host order; the frame may be padded beyond it */
+	__u16 l3_len;	 /* total L3 length, host order; the frame may be padded beyond it */
 	__u8 ipv6;
 	__u8 proto;
-	__u8 ttl;	/* TTL or hop limit */
+	__u8 ttl; /* TTL or hop limit */
 	__u8 tcp_flags;
 };
 

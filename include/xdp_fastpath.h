@@ -107,7 +107,7 @@ struct fp_config {
 struct fp_daemon_state {
 	__u32 pid;
 	__u32 pad;
-	__u64 started_ns;    /* CLOCK_MONOTONIC */
+	__u64 started_ns; /* CLOCK_MONOTONIC */
 	__u64 scans;
 	__u64 events;	     /* conntrack events handled */
 	__u64 overruns;	     /* ENOBUFS on the event socket: events were lost */
@@ -152,7 +152,7 @@ enum fp_stat { FP_STATS(FP_STAT_ENUM) FP_STAT_MAX };
 
 #ifndef __bpf__
 #define FP_STAT_NAME(id, name) [FP_STAT_##id] = name,
-static const char *const fp_stat_names[FP_STAT_MAX] = { FP_STATS(FP_STAT_NAME) };
+static const char *const fp_stat_names[FP_STAT_MAX] = {FP_STATS(FP_STAT_NAME)};
 #undef FP_STAT_NAME
 #endif
 

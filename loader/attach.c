@@ -33,7 +33,7 @@ static int resolve_ifaces(int argc, char **argv, struct iface *ifs)
 		return -E2BIG;
 	}
 	for (int i = 0; i < argc; i++) {
-		ifs[i] = (struct iface){ .name = argv[i], .link_fd = -1 };
+		ifs[i] = (struct iface){.name = argv[i], .link_fd = -1};
 		ifs[i].ifindex = if_nametoindex(argv[i]);
 		if (!ifs[i].ifindex) {
 			fp_err("%s: no such interface (see 'ip link show')", argv[i]);
@@ -112,8 +112,8 @@ static int attach_one(const struct fp_instance *inst, struct iface *ifc, int mod
 		}
 	}
 	if (fd < 0) {
-		fp_err("%s: attaching in %s mode failed: %s%s", ifc->name, ifc->mode,
-		       strerror(-fd), mode == XDP_FLAGS_DRV_MODE ? " (try --mode generic)" : "");
+		fp_err("%s: attaching in %s mode failed: %s%s", ifc->name, ifc->mode, strerror(-fd),
+		       mode == XDP_FLAGS_DRV_MODE ? " (try --mode generic)" : "");
 		return fd;
 	}
 	ifc->link_fd = fd;

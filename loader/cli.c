@@ -27,7 +27,8 @@ static const char usage_text[] =
 	"  status            interfaces, daemon, heartbeat, flows, counters\n"
 	"  stats             per-reason packet counters of the datapath\n"
 	"  flows             the offloaded flows, one line per direction\n"
-	"  flush             remove every offloaded flow; the daemon offloads again from conntrack\n"
+	"  flush             remove every offloaded flow; the daemon offloads again from "
+	"conntrack\n"
 	"\n"
 	"Options:\n"
 	"  -m, --mode MODE      attach mode: native, generic or auto (default auto)\n"
@@ -52,8 +53,8 @@ struct command {
 };
 
 static const struct command commands[] = {
-	{ "attach", cmd_attach }, { "detach", cmd_detach }, { "status", cmd_status },
-	{ "stats", cmd_stats },	  { "flows", cmd_flows },   { "flush", cmd_flush },
+	{"attach", cmd_attach}, {"detach", cmd_detach}, {"status", cmd_status},
+	{"stats", cmd_stats},	{"flows", cmd_flows},	{"flush", cmd_flush},
 };
 
 /* A whole number in [min, max], or an error naming the option. */
@@ -100,20 +101,20 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 int main(int argc, char **argv)
 {
 	static const struct option long_opts[] = {
-		{ "mode", required_argument, NULL, 'm' },
-		{ "flows", required_argument, NULL, 'n' },
-		{ "lease", required_argument, NULL, 'l' },
-		{ "scan-ms", required_argument, NULL, 'S' },
-		{ "skip-mark", required_argument, NULL, 'K' },
-		{ "foreground", no_argument, NULL, 'f' },
-		{ "log-file", required_argument, NULL, 'L' },
-		{ "pin-dir", required_argument, NULL, 'p' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "watch", no_argument, NULL, 'w' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "version", no_argument, NULL, 'V' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
+		{"mode", required_argument, NULL, 'm'},
+		{"flows", required_argument, NULL, 'n'},
+		{"lease", required_argument, NULL, 'l'},
+		{"scan-ms", required_argument, NULL, 'S'},
+		{"skip-mark", required_argument, NULL, 'K'},
+		{"foreground", no_argument, NULL, 'f'},
+		{"log-file", required_argument, NULL, 'L'},
+		{"pin-dir", required_argument, NULL, 'p'},
+		{"json", no_argument, NULL, 'j'},
+		{"watch", no_argument, NULL, 'w'},
+		{"verbose", no_argument, NULL, 'v'},
+		{"version", no_argument, NULL, 'V'},
+		{"help", no_argument, NULL, 'h'},
+		{0},
 	};
 	struct fp_options opt = {
 		.pin_dir = getenv("XDP_FASTPATH_PIN_DIR") ? getenv("XDP_FASTPATH_PIN_DIR")
@@ -163,7 +164,8 @@ int main(int argc, char **argv)
 			break;
 		case 'p':
 			if (optarg[0] != '/' || strlen(optarg) > PATH_MAX - 32) {
-				fp_err("invalid value for --pin-dir: '%s' (an absolute path)", optarg);
+				fp_err("invalid value for --pin-dir: '%s' (an absolute path)",
+				       optarg);
 				return 2;
 			}
 			opt.pin_dir = optarg;

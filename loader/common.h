@@ -13,18 +13,18 @@
 
 /* Options common to every command, and those of attach and the daemon. */
 struct fp_options {
-	const char *pin_dir;	/* --pin-dir, XDP_FASTPATH_PIN_DIR */
-	bool json;		/* --json */
-	bool watch;		/* --watch */
-	bool foreground;	/* --foreground */
-	int mode;		/* XDP_FLAGS_DRV_MODE, XDP_FLAGS_SKB_MODE, or 0 for auto */
-	uint32_t flows;		/* --flows: entries per family */
-	uint32_t lease_s;	/* --lease */
-	uint32_t scan_ms;	/* --scan-ms */
-	uint32_t skip_mark;	/* --skip-mark MARK[/MASK] */
+	const char *pin_dir; /* --pin-dir, XDP_FASTPATH_PIN_DIR */
+	bool json;	     /* --json */
+	bool watch;	     /* --watch */
+	bool foreground;     /* --foreground */
+	int mode;	     /* XDP_FLAGS_DRV_MODE, XDP_FLAGS_SKB_MODE, or 0 for auto */
+	uint32_t flows;	     /* --flows: entries per family */
+	uint32_t lease_s;    /* --lease */
+	uint32_t scan_ms;    /* --scan-ms */
+	uint32_t skip_mark;  /* --skip-mark MARK[/MASK] */
 	uint32_t skip_mask;
-	int verbose;		/* -v */
-	const char *log_file;	/* --log-file: the background daemon's log instead of syslog */
+	int verbose;	      /* -v */
+	const char *log_file; /* --log-file: the background daemon's log instead of syslog */
 };
 
 /* An open instance: the pinned program and maps of one pin directory. */
@@ -39,7 +39,7 @@ struct fp_instance {
 /* Errors: one line on stderr, "xdp-fastpath: ...". */
 void fp_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void fp_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-extern int fp_log_level;	  /* LOG_* of syslog.h; messages above it are dropped */
+extern int fp_log_level; /* LOG_* of syslog.h; messages above it are dropped */
 extern bool fp_log_to_syslog;
 
 uint64_t fp_now_ns(void); /* CLOCK_MONOTONIC, the clock of bpf_ktime_get_ns() */

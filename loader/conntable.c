@@ -85,8 +85,7 @@ static void grow(struct fp_conntable *t)
 	free(old);
 }
 
-struct fp_conn *conntable_find(const struct fp_conntable *t, const struct fp_tuple *tuple,
-			       int *dir)
+struct fp_conn *conntable_find(const struct fp_conntable *t, const struct fp_tuple *tuple, int *dir)
 {
 	size_t b = tuple_hash(t, tuple) & (t->nr_buckets - 1);
 

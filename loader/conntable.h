@@ -28,14 +28,14 @@ struct fp_conn_node {
 };
 
 struct fp_conn {
-	struct fp_tuple tuple[2];	/* FP_DIR_ORIG, FP_DIR_REPLY */
+	struct fp_tuple tuple[2]; /* FP_DIR_ORIG, FP_DIR_REPLY */
 	struct fp_conn_node node[2];
-	uint32_t ingress[2];		/* ifindex each direction arrives on; 0: not offloaded */
-	uint32_t gen;			/* the dump generation that last saw it */
-	uint8_t doomed;			/* to be removed after the current walk */
-	uint8_t polled;			/* sends no events: checked with a GET every scan */
-	uint64_t last_active_ns;	/* newest last_seen of its flow entries */
-	uint64_t last_refresh_ns;	/* conntrack timeout last refreshed */
+	uint32_t ingress[2];	  /* ifindex each direction arrives on; 0: not offloaded */
+	uint32_t gen;		  /* the dump generation that last saw it */
+	uint8_t doomed;		  /* to be removed after the current walk */
+	uint8_t polled;		  /* sends no events: checked with a GET every scan */
+	uint64_t last_active_ns;  /* newest last_seen of its flow entries */
+	uint64_t last_refresh_ns; /* conntrack timeout last refreshed */
 };
 
 struct fp_conntable {
@@ -57,7 +57,6 @@ void conntable_remove(struct fp_conntable *t, struct fp_conn *c);
 void conntable_walk(const struct fp_conntable *t, void (*fn)(struct fp_conn *c, void *arg),
 		    void *arg);
 /* Removes the doomed records, calling fn before each removal. Returns how many. */
-size_t conntable_reap(struct fp_conntable *t, void (*fn)(struct fp_conn *c, void *arg),
-		      void *arg);
+size_t conntable_reap(struct fp_conntable *t, void (*fn)(struct fp_conn *c, void *arg), void *arg);
 
 #endif

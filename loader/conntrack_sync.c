@@ -61,12 +61,11 @@ static struct mnl_socket *ct_socket(unsigned int groups)
 static int set_rcvbuf(struct mnl_socket *nl, int bytes)
 {
 	/* FORCE: above net.core.rmem_max, which is small by default; we are root. */
-	return setsockopt(mnl_socket_get_fd(nl), SOL_SOCKET, SO_RCVBUFFORCE, &bytes,
-			  sizeof(bytes));
+	return setsockopt(mnl_socket_get_fd(nl), SOL_SOCKET, SO_RCVBUFFORCE, &bytes, sizeof(bytes));
 }
 
-int ctsync_open(struct fp_ctsync *cs, const struct fp_instance *inst,
-		const struct fp_options *opt, struct fp_daemon_state *state, struct fp_route *route)
+int ctsync_open(struct fp_ctsync *cs, const struct fp_instance *inst, const struct fp_options *opt,
+		struct fp_daemon_state *state, struct fp_route *route)
 {
 	memset(cs, 0, sizeof(*cs));
 	cs->inst = inst;
@@ -143,10 +142,10 @@ static uint32_t conn_timeout_s(const struct fp_ctsync *cs, const struct fp_conn 
 static bool ct_tuple(const struct nf_conntrack *ct, int dir, struct fp_tuple *t)
 {
 	static const int attrs[2][7] = {
-		{ ATTR_ORIG_L3PROTO, ATTR_ORIG_L4PROTO, ATTR_ORIG_IPV4_SRC, ATTR_ORIG_IPV4_DST,
-		  ATTR_ORIG_IPV6_SRC, ATTR_ORIG_IPV6_DST, ATTR_ORIG_PORT_SRC },
-		{ ATTR_REPL_L3PROTO, ATTR_REPL_L4PROTO, ATTR_REPL_IPV4_SRC, ATTR_REPL_IPV4_DST,
-		  ATTR_REPL_IPV6_SRC, ATTR_REPL_IPV6_DST, ATTR_REPL_PORT_SRC },
+		{ATTR_ORIG_L3PROTO, ATTR_ORIG_L4PROTO, ATTR_ORIG_IPV4_SRC, ATTR_ORIG_IPV4_DST,
+		 ATTR_ORIG_IPV6_SRC, ATTR_ORIG_IPV6_DST, ATTR_ORIG_PORT_SRC},
+		{ATTR_REPL_L3PROTO, ATTR_REPL_L4PROTO, ATTR_REPL_IPV4_SRC, ATTR_REPL_IPV4_DST,
+		 ATTR_REPL_IPV6_SRC, ATTR_REPL_IPV6_DST, ATTR_REPL_PORT_SRC},
 	};
 	const int *a = attrs[dir];
 	int port_dst = dir == FP_DIR_ORIG ? ATTR_ORIG_PORT_DST : ATTR_REPL_PORT_DST;
@@ -283,7 +282,8 @@ static bool ct_offloadable(const struct fp_ctsync *cs, const struct nf_conntrack
 		return false;
 	if (!(status & IPS_CONFIRMED))
 		return false;
-	if (nfct_attr_is_set(ct, ATTR_HELPER_NAME) && *(const char *)nfct_get_attr(ct, ATTR_HELPER_NAME))
+	if (nfct_attr_is_set(ct, ATTR_HELPER_NAME) &&
+	    *(const char *)nfct_get_attr(ct, ATTR_HELPER_NAME))
 		return false;
 	if (nfct_attr_is_set(ct, ATTR_ZONE) && nfct_get_attr_u16(ct, ATTR_ZONE))
 		return false;
@@ -324,7 +324,7 @@ static int probe_cb(const struct nlmsghdr *nlh, void *data)
 /* Asks conntrack whether the entry still exists and may stay offloaded. */
 static bool ct_still_offloadable(struct fp_ctsync *cs, const struct fp_tuple *orig)
 {
-	struct probe p = { .cs = cs };
+	struct probe p = {.cs = cs};
 	struct nf_conntrack *ct = ct_for_tuple(orig);
 	int err;
 
@@ -392,7 +392,7 @@ static void conn_remove(struct fp_ctsync *cs, struct fp_conn *c)
 static void conn_offload(struct fp_ctsync *cs, const struct fp_tuple *orig,
 			 const struct fp_tuple *reply)
 {
-	uint32_t ingress[2] = { 0, 0 };
+	uint32_t ingress[2] = {0, 0};
 	struct fp_conn *c;
 	int offloaded = 0;
 	uint64_t now = fp_now_ns();
@@ -561,8 +561,8 @@ int ctsync_resync(struct fp_ctsync *cs)
 			cs->resync_needed = true;
 			return err;
 		}
-		err = mnl_cb_run(cs->buf, n, seq, mnl_socket_get_portid(cs->request),
-				 ct_message_cb, cs);
+		err = mnl_cb_run(cs->buf, n, seq, mnl_socket_get_portid(cs->request), ct_message_cb,
+				 cs);
 	} while (err == MNL_CB_OK);
 
 	cs->first_dump = false;
@@ -689,7 +689,7 @@ static void scan_conn(struct fp_conn *c, void *arg)
 
 void ctsync_scan(struct fp_ctsync *cs, uint64_t now_ns)
 {
-	struct scan_ctx sc = { .cs = cs, .now = now_ns };
+	struct scan_ctx sc = {.cs = cs, .now = now_ns};
 
 	sc.nr_ports = fp_tx_ports(cs->inst, sc.ports, FP_MAX_TX_PORTS);
 	read_timeouts(cs);

@@ -17,17 +17,17 @@ struct fp_ctsync {
 	struct mnl_socket *events;  /* NEW, UPDATE, DESTROY subscription */
 	struct mnl_socket *request; /* dumps and updates, one at a time */
 	uint32_t request_seq;
-	int rcvbuf;		    /* bytes, doubled on every overrun */
+	int rcvbuf; /* bytes, doubled on every overrun */
 	struct fp_conntable table;
 	uint32_t dump_gen;
-	uint32_t timeout_s[2];	    /* established TCP, UDP stream: conntrack's own */
+	uint32_t timeout_s[2]; /* established TCP, UDP stream: conntrack's own */
 	bool resync_needed;
-	bool first_dump;	    /* what it finds existed before us: no events (see .c) */
-	char *buf;		    /* receive buffer */
+	bool first_dump; /* what it finds existed before us: no events (see .c) */
+	char *buf;	 /* receive buffer */
 };
 
-int ctsync_open(struct fp_ctsync *cs, const struct fp_instance *inst,
-		const struct fp_options *opt, struct fp_daemon_state *state, struct fp_route *route);
+int ctsync_open(struct fp_ctsync *cs, const struct fp_instance *inst, const struct fp_options *opt,
+		struct fp_daemon_state *state, struct fp_route *route);
 void ctsync_close(struct fp_ctsync *cs);
 int ctsync_event_fd(const struct fp_ctsync *cs);
 /* Reads every pending event; resyncs after an overrun. */

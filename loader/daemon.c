@@ -153,7 +153,7 @@ static void handle_route_changes(struct daemon *d)
 
 static int setup_fds(struct daemon *d)
 {
-	struct itimerspec its = { 0 };
+	struct itimerspec its = {0};
 	sigset_t mask;
 
 	sigemptyset(&mask);
@@ -175,7 +175,7 @@ static int setup_fds(struct daemon *d)
 /* Runs until SIGTERM. ready_fd, if not -1, gets one byte once the first dump is applied. */
 static int daemon_run(struct fp_instance *inst, const struct fp_options *opt, int ready_fd)
 {
-	struct daemon d = { .inst = inst, .opt = opt, .timer_fd = -1, .signal_fd = -1 };
+	struct daemon d = {.inst = inst, .opt = opt, .timer_fd = -1, .signal_fd = -1};
 	bool running = true;
 	int err;
 
@@ -214,10 +214,10 @@ static int daemon_run(struct fp_instance *inst, const struct fp_options *opt, in
 
 	while (running) {
 		struct pollfd pfd[4] = {
-			{ .fd = ctsync_event_fd(&d.cs), .events = POLLIN },
-			{ .fd = route_watch_fd(&d.route), .events = POLLIN },
-			{ .fd = d.timer_fd, .events = POLLIN },
-			{ .fd = d.signal_fd, .events = POLLIN },
+			{.fd = ctsync_event_fd(&d.cs), .events = POLLIN},
+			{.fd = route_watch_fd(&d.route), .events = POLLIN},
+			{.fd = d.timer_fd, .events = POLLIN},
+			{.fd = d.signal_fd, .events = POLLIN},
 		};
 
 		if (poll(pfd, 4, -1) < 0) {
@@ -331,7 +331,7 @@ int fp_daemon_start(struct fp_instance *inst, const struct fp_options *opt)
 		_exit(daemon_run(inst, opt, pipefd[1]));
 	}
 	close(pipefd[1]);
-	pfd = (struct pollfd){ .fd = pipefd[0], .events = POLLIN };
+	pfd = (struct pollfd){.fd = pipefd[0], .events = POLLIN};
 	if (poll(&pfd, 1, READY_TIMEOUT_MS) == 1 && read(pipefd[0], &byte, 1) == 1) {
 		close(pipefd[0]);
 		printf("daemon started (pid %d)\n", pid);

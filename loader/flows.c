@@ -96,7 +96,8 @@ int fp_flows_walk(const struct fp_instance *inst, int family,
 			    const union fp_flow_value *value, void *arg),
 		  void *arg)
 {
-	size_t key_size = family == AF_INET ? sizeof(struct fp_flow_key4) : sizeof(struct fp_flow_key6);
+	size_t key_size =
+		family == AF_INET ? sizeof(struct fp_flow_key4) : sizeof(struct fp_flow_key6);
 	size_t value_size = family == AF_INET ? sizeof(struct fp_flow4) : sizeof(struct fp_flow6);
 	int fd = map_fd(inst, family);
 	uint8_t *keys, *values;
@@ -147,8 +148,8 @@ out:
 	return err;
 }
 
-static int delete_if_on(int family, const union fp_flow_key *key,
-			const union fp_flow_value *value, void *arg)
+static int delete_if_on(int family, const union fp_flow_key *key, const union fp_flow_value *value,
+			void *arg)
 {
 	const struct fp_instance *inst = ((void **)arg)[0];
 	uint32_t ifindex = *(uint32_t *)((void **)arg)[1];
@@ -163,7 +164,7 @@ static int delete_if_on(int family, const union fp_flow_key *key,
 /* Removes every entry arriving on, or cached as leaving through, ifindex. */
 int fp_flows_delete_ifindex(const struct fp_instance *inst, uint32_t ifindex)
 {
-	void *arg[2] = { (void *)inst, &ifindex };
+	void *arg[2] = {(void *)inst, &ifindex};
 
 	fp_flows_walk(inst, AF_INET, delete_if_on, arg);
 	fp_flows_walk(inst, AF_INET6, delete_if_on, arg);
@@ -196,8 +197,7 @@ struct print_ctx {
 	uint64_t now;
 };
 
-static void format_endpoint(int family, const void *addr, uint16_t port_be, char *buf,
-			    size_t len)
+static void format_endpoint(int family, const void *addr, uint16_t port_be, char *buf, size_t len)
 {
 	char a[INET6_ADDRSTRLEN];
 
@@ -242,7 +242,8 @@ static int print_flow(int family, const union fp_flow_key *key, const union fp_f
 		fp_ifname(meta->oif, out);
 
 	if (pc->json) {
-		printf("%s\n    {\"proto\": \"%s\", \"in\": \"%s\", \"src\": \"%s\", \"dst\": \"%s\", "
+		printf("%s\n    {\"proto\": \"%s\", \"in\": \"%s\", \"src\": \"%s\", \"dst\": "
+		       "\"%s\", "
 		       "\"out\": \"%s\", \"nat_src\": \"%s\", \"nat_dst\": \"%s\", \"snat\": %s, "
 		       "\"dnat\": %s, \"packets\": %llu, \"bytes\": %llu, \"idle_s\": %.3f, "
 		       "\"closing\": %s}",
@@ -267,7 +268,7 @@ static int print_flow(int family, const union fp_flow_key *key, const union fp_f
 
 int cmd_flows(int argc, char **argv, struct fp_options *opt)
 {
-	struct print_ctx pc = { .json = opt->json, .now = fp_now_ns() };
+	struct print_ctx pc = {.json = opt->json, .now = fp_now_ns()};
 	struct fp_instance inst;
 	int err;
 
@@ -304,7 +305,7 @@ int cmd_flush(int argc, char **argv, struct fp_options *opt)
 {
 	struct fp_instance inst;
 	uint32_t deleted = 0;
-	void *arg[2] = { &inst, &deleted };
+	void *arg[2] = {&inst, &deleted};
 	int pid, err;
 
 	(void)argv;

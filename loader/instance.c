@@ -26,8 +26,8 @@
 
 #define FP_RUN_DIR "/run/xdp-fastpath"
 
-static const char *const map_names[] = { FP_MAP_FLOWS4, FP_MAP_FLOWS6,	  FP_MAP_STATS,
-					 FP_MAP_CONFIG, FP_MAP_TX_PORTS, FP_MAP_DAEMON };
+static const char *const map_names[] = {FP_MAP_FLOWS4, FP_MAP_FLOWS6,	FP_MAP_STATS,
+					FP_MAP_CONFIG, FP_MAP_TX_PORTS, FP_MAP_DAEMON};
 
 static int pin_path(char *buf, size_t len, const char *dir, const char *name)
 {
@@ -105,8 +105,8 @@ static void set_name(struct fp_instance *inst, const char *pin_dir)
 /* Opens a pinned instance; -ENOENT when there is none. */
 int fp_instance_open(struct fp_instance *inst, const char *pin_dir)
 {
-	int *fds[] = { &inst->flows4_fd, &inst->flows6_fd,   &inst->stats_fd,
-		       &inst->config_fd, &inst->tx_ports_fd, &inst->daemon_fd };
+	int *fds[] = {&inst->flows4_fd, &inst->flows6_fd,   &inst->stats_fd,
+		      &inst->config_fd, &inst->tx_ports_fd, &inst->daemon_fd};
 	struct bpf_prog_info info = {};
 	uint32_t info_len = sizeof(info);
 	char path[PATH_MAX];
@@ -136,8 +136,8 @@ int fp_instance_open(struct fp_instance *inst, const char *pin_dir)
 
 void fp_instance_close(struct fp_instance *inst)
 {
-	int fds[] = { inst->prog_fd,   inst->flows4_fd,	  inst->flows6_fd, inst->stats_fd,
-		      inst->config_fd, inst->tx_ports_fd, inst->daemon_fd };
+	int fds[] = {inst->prog_fd,   inst->flows4_fd,	 inst->flows6_fd, inst->stats_fd,
+		     inst->config_fd, inst->tx_ports_fd, inst->daemon_fd};
 
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
 		if (fds[i] >= 0)
@@ -162,7 +162,7 @@ void fp_instance_unpin(const char *pin_dir)
 /* Loads the program with the maps sized as asked, pins it all, and opens the pins. */
 int fp_instance_create(struct fp_instance *inst, const struct fp_options *opt)
 {
-	struct fp_config cfg = { .nh_gen = 1, .lease_ns = (uint64_t)opt->lease_s * 1000000000ull };
+	struct fp_config cfg = {.nh_gen = 1, .lease_ns = (uint64_t)opt->lease_s * 1000000000ull};
 	struct xdp_fastpath *skel;
 	struct bpf_map *map;
 	char path[PATH_MAX];
@@ -187,7 +187,8 @@ int fp_instance_create(struct fp_instance *inst, const struct fp_options *opt)
 		fp_err("cannot create %s: %s", opt->pin_dir, strerror(errno));
 		goto out;
 	}
-	bpf_object__for_each_map(map, skel->obj) {
+	bpf_object__for_each_map(map, skel->obj)
+	{
 		pin_path(path, sizeof(path), opt->pin_dir, bpf_map__name(map));
 		err = bpf_map__pin(map, path);
 		if (err) {

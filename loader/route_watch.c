@@ -92,8 +92,8 @@ int route_oif(struct fp_route *rt, int family, const uint32_t *addr)
 		n = mnl_socket_recvfrom(rt->lookup, rt->buf, RT_BUF_SIZE);
 		if (n < 0)
 			return -errno;
-		err = mnl_cb_run(rt->buf, n, seq, mnl_socket_get_portid(rt->lookup),
-				 route_reply_cb, &oif);
+		err = mnl_cb_run(rt->buf, n, seq, mnl_socket_get_portid(rt->lookup), route_reply_cb,
+				 &oif);
 	} while (err == MNL_CB_OK && oif < 0);
 	return err < 0 ? -errno : oif;
 }
@@ -106,7 +106,8 @@ static int watch_cb(const struct nlmsghdr *nlh, void *data)
 	case RTM_DELLINK: {
 		const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
 
-		if (changes->nr_deleted < (int)(sizeof(changes->deleted) / sizeof(changes->deleted[0])))
+		if (changes->nr_deleted <
+		    (int)(sizeof(changes->deleted) / sizeof(changes->deleted[0])))
 			changes->deleted[changes->nr_deleted++] = ifi->ifi_index;
 		changes->nexthops_changed = true;
 		break;

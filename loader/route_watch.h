@@ -24,8 +24,8 @@ int route_oif(struct fp_route *rt, int family, const uint32_t *addr);
 
 /* What the watcher saw in the messages read by route_watch_read(). */
 struct fp_route_changes {
-	bool nexthops_changed;	  /* routes, neighbours, addresses or links changed */
-	uint32_t deleted[16];	  /* ifindexes of deleted links */
+	bool nexthops_changed; /* routes, neighbours, addresses or links changed */
+	uint32_t deleted[16];  /* ifindexes of deleted links */
 	int nr_deleted;
 };
 void route_watch_read(struct fp_route *rt, struct fp_route_changes *changes);

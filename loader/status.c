@@ -32,7 +32,7 @@ static const char *attach_mode(int ifindex)
 
 int cmd_status(int argc, char **argv, struct fp_options *opt)
 {
-	struct fp_daemon_state ds = { 0 };
+	struct fp_daemon_state ds = {0};
 	uint64_t stats[FP_STAT_MAX], passed = 0, now = fp_now_ns();
 	uint32_t ports[FP_MAX_TX_PORTS], v4, v6, zero = 0, max_flows = 0;
 	struct bpf_map_info info = {};
@@ -102,7 +102,8 @@ int cmd_status(int argc, char **argv, struct fp_options *opt)
 		printf("daemon      not running: traffic is on the kernel path%s\n",
 		       cfg.lease_ns ? "" : " (no lease: flows stay offloaded)");
 	if (hb_age >= 0)
-		printf("heartbeat   %.1f s ago, lease %.1f s%s\n", hb_age, (double)cfg.lease_ns / 1e9,
+		printf("heartbeat   %.1f s ago, lease %.1f s%s\n", hb_age,
+		       (double)cfg.lease_ns / 1e9,
 		       cfg.lease_ns && hb_age > (double)cfg.lease_ns / 1e9 ? " (expired)" : "");
 	else
 		printf("heartbeat   stopped\n");

@@ -26,11 +26,15 @@
 static void add_pingpong_flow(const char *saddr, uint16_t sport, const char *nat_saddr,
 			      uint16_t nat_sport)
 {
-	struct fp_flow_key4 key = { .ifindex = fx.lan_ifindex, .proto = IPPROTO_TCP,
-				    .sport = htons(sport), .dport = htons(443) };
-	struct fp_flow4 flow = { .meta = { .flags = FP_FLOW_SNAT, .nh_gen = 1, .mtu = FX_WAN_MTU,
-					   .oif = fx.wan_ifindex },
-				 .nat_sport = htons(nat_sport) };
+	struct fp_flow_key4 key = {.ifindex = fx.lan_ifindex,
+				   .proto = IPPROTO_TCP,
+				   .sport = htons(sport),
+				   .dport = htons(443)};
+	struct fp_flow4 flow = {.meta = {.flags = FP_FLOW_SNAT,
+					 .nh_gen = 1,
+					 .mtu = FX_WAN_MTU,
+					 .oif = fx.wan_ifindex},
+				.nat_sport = htons(nat_sport)};
 
 	inet_pton(AF_INET, saddr, &key.saddr);
 	inet_pton(AF_INET, "198.19.2.2", &key.daddr);
@@ -44,7 +48,7 @@ static void add_pingpong_flow(const char *saddr, uint16_t sport, const char *nat
 static double measure(const uint8_t *frame, size_t len, uint32_t repeat, uint32_t *retval)
 {
 	static uint8_t out[PKT_MAX];
-	struct xdp_md ctx_in = { .data_end = len, .ingress_ifindex = fx.lan_ifindex };
+	struct xdp_md ctx_in = {.data_end = len, .ingress_ifindex = fx.lan_ifindex};
 	uint64_t total_ns = 0;
 
 	for (int i = 0; i < CALLS; i++) {
@@ -64,9 +68,16 @@ void bench_prog(void)
 {
 	static uint8_t frame[PKT_MAX];
 	const struct pkt_spec spec = {
-		.dmac = { 2, 0, 0, 0, 1, 1 }, .smac = { 2, 0, 0, 0, 1, 2 }, .family = 4,
-		.saddr = "198.18.1.2", .daddr = "198.19.2.2", .sport = 40000, .dport = 443,
-		.proto = IPPROTO_TCP, .ttl = 255, .payload_len = 18, /* a 64-byte frame */
+		.dmac = {2, 0, 0, 0, 1, 1},
+		.smac = {2, 0, 0, 0, 1, 2},
+		.family = 4,
+		.saddr = "198.18.1.2",
+		.daddr = "198.19.2.2",
+		.sport = 40000,
+		.dport = 443,
+		.proto = IPPROTO_TCP,
+		.ttl = 255,
+		.payload_len = 18, /* a 64-byte frame */
 	};
 	uint64_t before[FP_STAT_MAX], after[FP_STAT_MAX];
 	size_t len = pkt_build(&spec, frame);

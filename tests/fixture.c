@@ -16,8 +16,8 @@
 
 struct fixture fx;
 
-const uint8_t fx_lan_mac[6] = { 2, 0, 0, 0, 1, 1 }, fx_lan_host_mac[6] = { 2, 0, 0, 0, 1, 2 };
-const uint8_t fx_wan_mac[6] = { 2, 0, 0, 0, 2, 1 }, fx_wan_host_mac[6] = { 2, 0, 0, 0, 2, 2 };
+const uint8_t fx_lan_mac[6] = {2, 0, 0, 0, 1, 1}, fx_lan_host_mac[6] = {2, 0, 0, 0, 1, 2};
+const uint8_t fx_wan_mac[6] = {2, 0, 0, 0, 2, 1}, fx_wan_host_mac[6] = {2, 0, 0, 0, 2, 2};
 
 void fx_sh(const char *fmt, ...)
 {
@@ -104,8 +104,8 @@ void fx_get_config(struct fp_config *cfg)
 
 void fx_reset(void)
 {
-	struct fp_config cfg = { .nh_gen = 1 };
-	int ports[] = { fx.lan_ifindex, fx.wan_ifindex };
+	struct fp_config cfg = {.nh_gen = 1};
+	int ports[] = {fx.lan_ifindex, fx.wan_ifindex};
 
 	clear_map(fx.skel->maps.fp_flows4, sizeof(struct fp_flow_key4));
 	clear_map(fx.skel->maps.fp_flows6, sizeof(struct fp_flow_key6));
@@ -113,8 +113,8 @@ void fx_reset(void)
 	for (int i = 0; i < 2; i++) {
 		uint32_t ifindex = ports[i];
 
-		if (bpf_map_update_elem(bpf_map__fd(fx.skel->maps.fp_tx_ports), &ifindex,
-					&ifindex, 0))
+		if (bpf_map_update_elem(bpf_map__fd(fx.skel->maps.fp_tx_ports), &ifindex, &ifindex,
+					0))
 			DIE("tx port %u: %s", ifindex, strerror(errno));
 	}
 }
@@ -150,10 +150,10 @@ bool fx_get_flow6(const struct fp_flow_key6 *key, struct fp_flow6 *flow)
 
 int fx_run(const uint8_t *in, uint32_t in_len, int ingress, uint8_t *out, uint32_t *out_len)
 {
-	struct xdp_md ctx_in = { .data_end = in_len, .ingress_ifindex = ingress };
-	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = in, .data_size_in = in_len,
-		    .data_out = out, .data_size_out = PKT_MAX, .ctx_in = &ctx_in,
-		    .ctx_size_in = sizeof(ctx_in), .repeat = 1);
+	struct xdp_md ctx_in = {.data_end = in_len, .ingress_ifindex = ingress};
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = in, .data_size_in = in_len, .data_out = out,
+		    .data_size_out = PKT_MAX, .ctx_in = &ctx_in, .ctx_size_in = sizeof(ctx_in),
+		    .repeat = 1);
 
 	if (bpf_prog_test_run_opts(fx.prog_fd, &opts))
 		DIE("BPF_PROG_TEST_RUN: %s", strerror(errno));

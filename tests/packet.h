@@ -14,21 +14,21 @@
 
 struct pkt_spec {
 	uint8_t dmac[6], smac[6];
-	uint16_t ethertype;	/* 0: from the family */
-	bool vlan;		/* insert an 802.1Q tag (VID 10) */
-	int family;		/* 4 or 6 */
+	uint16_t ethertype;	   /* 0: from the family */
+	bool vlan;		   /* insert an 802.1Q tag (VID 10) */
+	int family;		   /* 4 or 6 */
 	const char *saddr, *daddr; /* textual addresses */
-	uint8_t proto;		/* IPPROTO_TCP, IPPROTO_UDP, or another */
-	uint8_t ttl;		/* 0: 64 */
+	uint8_t proto;		   /* IPPROTO_TCP, IPPROTO_UDP, or another */
+	uint8_t ttl;		   /* 0: 64 */
 	uint8_t tos;
-	uint16_t frag;		/* IPv4 frag_off field (host order); IPv6: add a fragment header */
-	uint8_t ip_opt_words;	/* IPv4 options, in 32-bit words (NOPs); IPv6: a dest-opts header */
+	uint16_t frag;	      /* IPv4 frag_off field (host order); IPv6: add a fragment header */
+	uint8_t ip_opt_words; /* IPv4 options, in 32-bit words (NOPs); IPv6: a dest-opts header */
 	uint16_t sport, dport;
-	uint8_t tcp_flags;	/* 0: ACK */
+	uint8_t tcp_flags; /* 0: ACK */
 	uint16_t payload_len;
-	uint16_t payload_word;	/* written at payload offset 0 (network order), if payload >= 2 */
-	bool udp_no_csum;	/* IPv4 UDP with checksum 0 */
-	uint16_t pad_to;	/* Ethernet padding up to this frame length */
+	uint16_t payload_word; /* written at payload offset 0 (network order), if payload >= 2 */
+	bool udp_no_csum;      /* IPv4 UDP with checksum 0 */
+	uint16_t pad_to;       /* Ethernet padding up to this frame length */
 };
 
 /* Builds the frame; returns its length. */

@@ -25,8 +25,8 @@
 
 static int packet_socket(int ifindex)
 {
-	struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_ALL),
-				   .sll_ifindex = ifindex };
+	struct sockaddr_ll sll = {
+		.sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_ALL), .sll_ifindex = ifindex};
 	int fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, htons(ETH_P_ALL));
 
 	if (fd < 0 || bind(fd, (struct sockaddr *)&sll, sizeof(sll)))
@@ -38,7 +38,7 @@ static int packet_socket(int ifindex)
 static bool receive_frame(int fd, const uint8_t *want, size_t want_len, uint8_t *got,
 			  ssize_t *got_len)
 {
-	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	struct pollfd pfd = {.fd = fd, .events = POLLIN};
 
 	while (poll(&pfd, 1, 1000) == 1) {
 		*got_len = recv(fd, got, PKT_MAX, 0);
@@ -54,19 +54,34 @@ void test_attach(void)
 {
 	static uint8_t in[PKT_MAX], want[PKT_MAX], got[PKT_MAX];
 	const struct pkt_spec in_spec = {
-		.dmac = { 2, 0, 0, 0, 1, 1 }, .smac = { 2, 0, 0, 0, 1, 2 }, .family = 4,
-		.saddr = "198.18.1.2", .daddr = "198.19.2.2", .sport = 40000, .dport = 443,
-		.proto = IPPROTO_TCP, .payload_len = 300,
+		.dmac = {2, 0, 0, 0, 1, 1},
+		.smac = {2, 0, 0, 0, 1, 2},
+		.family = 4,
+		.saddr = "198.18.1.2",
+		.daddr = "198.19.2.2",
+		.sport = 40000,
+		.dport = 443,
+		.proto = IPPROTO_TCP,
+		.payload_len = 300,
 	};
 	const struct pkt_spec out_spec = {
-		.dmac = { 2, 0, 0, 0, 2, 2 }, .smac = { 2, 0, 0, 0, 2, 1 }, .family = 4,
-		.saddr = "198.19.2.1", .daddr = "198.19.2.2", .sport = 61000, .dport = 443,
-		.proto = IPPROTO_TCP, .ttl = 63, .payload_len = 300,
+		.dmac = {2, 0, 0, 0, 2, 2},
+		.smac = {2, 0, 0, 0, 2, 1},
+		.family = 4,
+		.saddr = "198.19.2.1",
+		.daddr = "198.19.2.2",
+		.sport = 61000,
+		.dport = 443,
+		.proto = IPPROTO_TCP,
+		.ttl = 63,
+		.payload_len = 300,
 	};
-	struct fp_flow_key4 key = { .ifindex = fx.lan_ifindex, .proto = IPPROTO_TCP,
-				    .sport = htons(40000), .dport = htons(443) };
-	struct fp_flow4 flow = { .meta.flags = FP_FLOW_SNAT, .nat_sport = htons(61000) };
-	int ifs[] = { fx.lan_ifindex, fx.wan_ifindex };
+	struct fp_flow_key4 key = {.ifindex = fx.lan_ifindex,
+				   .proto = IPPROTO_TCP,
+				   .sport = htons(40000),
+				   .dport = htons(443)};
+	struct fp_flow4 flow = {.meta.flags = FP_FLOW_SNAT, .nat_sport = htons(61000)};
+	int ifs[] = {fx.lan_ifindex, fx.wan_ifindex};
 	LIBBPF_OPTS(bpf_xdp_query_opts, query);
 	struct bpf_prog_info info = {};
 	uint32_t info_len = sizeof(info);
@@ -95,7 +110,8 @@ void test_attach(void)
 	inet_pton(AF_INET, "198.19.2.1", &flow.nat_saddr);
 	fx_add_flow4(&key, &flow);
 	/* A redirect into a veth needs NAPI on the receiving peer (TESTBED.md). */
-	fx_sh("ethtool -K fp_wan_peer gro on >/dev/null && ethtool -K fp_lan_peer gro on >/dev/null");
+	fx_sh("ethtool -K fp_wan_peer gro on >/dev/null && ethtool -K fp_lan_peer gro on "
+	      ">/dev/null");
 	rx = packet_socket(if_nametoindex("fp_wan_peer"));
 	tx = packet_socket(if_nametoindex("fp_lan_peer"));
 	in_len = pkt_build(&in_spec, in);

@@ -17,11 +17,28 @@
 
 enum iface { LAN = 1, WAN };
 
-#define MAC_LAN	     { 2, 0, 0, 0, 1, 1 }
-#define MAC_LAN_HOST { 2, 0, 0, 0, 1, 2 }
-#define MAC_WAN	     { 2, 0, 0, 0, 2, 1 }
-#define MAC_WAN_HOST { 2, 0, 0, 0, 2, 2 }
-#define MAC_BCAST    { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff }
+/* clang-format off: tables are easier to read aligned */
+#define MAC_LAN                                                                                    \
+	{                                                                                          \
+		2, 0, 0, 0, 1, 1                                                                   \
+	}
+#define MAC_LAN_HOST                                                                               \
+	{                                                                                          \
+		2, 0, 0, 0, 1, 2                                                                   \
+	}
+#define MAC_WAN                                                                                    \
+	{                                                                                          \
+		2, 0, 0, 0, 2, 1                                                                   \
+	}
+#define MAC_WAN_HOST                                                                               \
+	{                                                                                          \
+		2, 0, 0, 0, 2, 2                                                                   \
+	}
+#define MAC_BCAST                                                                                  \
+	{                                                                                          \
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff                                                 \
+	}
+/* clang-format on */
 
 /* Frames as they arrive from the LAN host or the WAN host, and leave towards them. */
 #define FROM_LAN .dmac = MAC_LAN, .smac = MAC_LAN_HOST
@@ -30,7 +47,7 @@ enum iface { LAN = 1, WAN };
 #define TO_LAN	 .dmac = MAC_LAN_HOST, .smac = MAC_LAN
 
 /* The connection most cases use: LAN client -> WAN server, masqueraded. */
-#define CLI4  .family = 4, .saddr = "198.18.1.2", .daddr = "198.19.2.2", .sport = 40000, .dport = 443
+#define CLI4 .family = 4, .saddr = "198.18.1.2", .daddr = "198.19.2.2", .sport = 40000, .dport = 443
 #define CLI4_SNAT_OUT                                                                              \
 	.family = 4, .saddr = "198.19.2.1", .daddr = "198.19.2.2", .sport = 61000, .dport = 443
 #define SNAT_WAN .flags = FP_FLOW_SNAT, .nat_saddr = "198.19.2.1", .nat_sport = 61000
@@ -39,8 +56,8 @@ enum iface { LAN = 1, WAN };
 	.dport = 443
 
 struct flow_spec {
-	bool none;		/* install no flow */
-	enum iface ingress;	/* key's ingress, if not the packet's */
+	bool none;	    /* install no flow */
+	enum iface ingress; /* key's ingress, if not the packet's */
 	uint16_t flags;
 	const char *nat_saddr, *nat_daddr;
 	uint16_t nat_sport, nat_dport;
@@ -55,12 +72,12 @@ struct dp_case {
 	struct flow_spec flow;
 	enum cfg_state cfg;
 	void (*mangle)(uint8_t *buf, size_t *len); /* applied to the built input frame */
-	bool wan_detached;			    /* WAN removed from the tx ports */
+	bool wan_detached;			   /* WAN removed from the tx ports */
 	int verdict;
 	enum fp_stat stat;
-	enum iface egress;			    /* REDIRECT: expected egress */
-	struct pkt_spec out;			    /* REDIRECT: the expected frame */
-	bool out_udp_csum_folds_to_zero;	    /* choose the payload so it does */
+	enum iface egress;		 /* REDIRECT: expected egress */
+	struct pkt_spec out;		 /* REDIRECT: the expected frame */
+	bool out_udp_csum_folds_to_zero; /* choose the payload so it does */
 };
 
 /* Mangles for malformed input; each leaves every other field valid. */
@@ -72,10 +89,26 @@ static void ipv4_fix_csum(uint8_t *buf)
 	buf[25] = c & 0xff;
 }
 /* BPF_PROG_TEST_RUN refuses XDP input shorter than an Ethernet header: cut right after it. */
-static void cut_after_eth(uint8_t *buf, size_t *len) { (void)buf; *len = 14; }
-static void cut_ipv4(uint8_t *buf, size_t *len) { (void)buf; *len = 14 + 19; }
-static void cut_ipv6(uint8_t *buf, size_t *len) { (void)buf; *len = 14 + 39; }
-static void cut_last_byte(uint8_t *buf, size_t *len) { (void)buf; (*len)--; }
+static void cut_after_eth(uint8_t *buf, size_t *len)
+{
+	(void)buf;
+	*len = 14;
+}
+static void cut_ipv4(uint8_t *buf, size_t *len)
+{
+	(void)buf;
+	*len = 14 + 19;
+}
+static void cut_ipv6(uint8_t *buf, size_t *len)
+{
+	(void)buf;
+	*len = 14 + 39;
+}
+static void cut_last_byte(uint8_t *buf, size_t *len)
+{
+	(void)buf;
+	(*len)--;
+}
 static void ipv4_short_tcp(uint8_t *buf, size_t *len)
 {
 	/* Total length leaves 10 bytes for a TCP header, and the frame ends there too. */
@@ -118,9 +151,23 @@ static void tcp_doff_past_end(uint8_t *buf, size_t *len)
 	(void)len;
 	buf[14 + 20 + 12] = 15 << 4; /* 60-byte header in a 20-byte segment */
 }
-static void ipv4_bad_csum(uint8_t *buf, size_t *len) { (void)len; buf[25] ^= 0x40; }
-static void ipv4_ihl_4(uint8_t *buf, size_t *len) { (void)len; buf[14] = 0x44; ipv4_fix_csum(buf); }
-static void ipv4_version_6(uint8_t *buf, size_t *len) { (void)len; buf[14] = 0x65; ipv4_fix_csum(buf); }
+static void ipv4_bad_csum(uint8_t *buf, size_t *len)
+{
+	(void)len;
+	buf[25] ^= 0x40;
+}
+static void ipv4_ihl_4(uint8_t *buf, size_t *len)
+{
+	(void)len;
+	buf[14] = 0x44;
+	ipv4_fix_csum(buf);
+}
+static void ipv4_version_6(uint8_t *buf, size_t *len)
+{
+	(void)len;
+	buf[14] = 0x65;
+	ipv4_fix_csum(buf);
+}
 static void ipv4_tot_len_short(uint8_t *buf, size_t *len)
 {
 	(void)len;
@@ -133,8 +180,13 @@ static void ipv6_udp_zero_csum(uint8_t *buf, size_t *len)
 	(void)len;
 	buf[14 + 40 + 6] = buf[14 + 40 + 7] = 0;
 }
-static void ipv6_jumbo(uint8_t *buf, size_t *len) { (void)len; buf[18] = buf[19] = 0; }
+static void ipv6_jumbo(uint8_t *buf, size_t *len)
+{
+	(void)len;
+	buf[18] = buf[19] = 0;
+}
 
+/* clang-format off */
 static const struct dp_case cases[] = {
 	/* Forwarded: NAT in every form, both families. */
 	{ "ipv4 tcp snat lan->wan", LAN, { FROM_LAN, CLI4, .proto = IPPROTO_TCP, .payload_len = 100 },
@@ -326,6 +378,7 @@ static const struct dp_case cases[] = {
 	{ "ipv6 udp zero checksum passes", LAN, { FROM_LAN, CLI6, .proto = IPPROTO_UDP }, { 0 },
 	  .mangle = ipv6_udp_zero_csum, .verdict = XDP_PASS, .stat = FP_STAT_PASS_MALFORMED },
 };
+/* clang-format on */
 
 static int iface_index(enum iface i)
 {
@@ -343,10 +396,14 @@ static void case_key(const struct dp_case *c, struct fp_flow_key4 *k4, struct fp
 {
 	int ingress = iface_index(c->flow.ingress ? c->flow.ingress : c->ingress);
 
-	*k4 = (struct fp_flow_key4){ .ifindex = ingress, .proto = c->in.proto,
-				     .sport = htons(c->in.sport), .dport = htons(c->in.dport) };
-	*k6 = (struct fp_flow_key6){ .ifindex = ingress, .proto = c->in.proto,
-				     .sport = htons(c->in.sport), .dport = htons(c->in.dport) };
+	*k4 = (struct fp_flow_key4){.ifindex = ingress,
+				    .proto = c->in.proto,
+				    .sport = htons(c->in.sport),
+				    .dport = htons(c->in.dport)};
+	*k6 = (struct fp_flow_key6){.ifindex = ingress,
+				    .proto = c->in.proto,
+				    .sport = htons(c->in.sport),
+				    .dport = htons(c->in.dport)};
 	if (c->in.family == 4) {
 		addr(4, c->in.saddr, &k4->saddr);
 		addr(4, c->in.daddr, &k4->daddr);
@@ -367,8 +424,9 @@ static void install_flow(const struct dp_case *c)
 		return;
 	case_key(c, &k4, &k6);
 	if (c->in.family == 4) {
-		struct fp_flow4 flow = { .meta.flags = f->flags, .nat_sport = htons(f->nat_sport),
-					 .nat_dport = htons(f->nat_dport) };
+		struct fp_flow4 flow = {.meta.flags = f->flags,
+					.nat_sport = htons(f->nat_sport),
+					.nat_dport = htons(f->nat_dport)};
 
 		if (f->nat_saddr)
 			addr(4, f->nat_saddr, &flow.nat_saddr);
@@ -376,8 +434,9 @@ static void install_flow(const struct dp_case *c)
 			addr(4, f->nat_daddr, &flow.nat_daddr);
 		fx_add_flow4(&k4, &flow);
 	} else {
-		struct fp_flow6 flow = { .meta.flags = f->flags, .nat_sport = htons(f->nat_sport),
-					 .nat_dport = htons(f->nat_dport) };
+		struct fp_flow6 flow = {.meta.flags = f->flags,
+					.nat_sport = htons(f->nat_sport),
+					.nat_dport = htons(f->nat_dport)};
 
 		if (f->nat_saddr)
 			addr(6, f->nat_saddr, flow.nat_saddr);
@@ -410,7 +469,7 @@ static bool read_flow_meta(const struct dp_case *c, struct fp_flow_meta *meta)
 
 static void apply_cfg(enum cfg_state state)
 {
-	struct fp_config cfg = { .nh_gen = 1 };
+	struct fp_config cfg = {.nh_gen = 1};
 
 	switch (state) {
 	case CFG_NO_LEASE:
@@ -547,13 +606,17 @@ static void test_nexthop_generation(void)
 {
 	const struct dp_case *c = &cases[0]; /* ipv4 tcp snat lan->wan */
 	static uint8_t in[PKT_MAX], out[PKT_MAX];
-	struct fp_flow_key4 key = { .ifindex = fx.lan_ifindex, .proto = IPPROTO_TCP,
-				    .sport = htons(40000), .dport = htons(443) };
-	struct fp_flow4 flow = { .meta = { .flags = FP_FLOW_SNAT, .nh_gen = 1, .mtu = 1500,
-					   .dmac = { 2, 0, 0, 0, 0xee, 0xee },
-					   .smac = { 2, 0, 0, 0, 0xee, 0xef } },
-				 .nat_sport = htons(61000) };
-	struct fp_config cfg = { .nh_gen = 1 };
+	struct fp_flow_key4 key = {.ifindex = fx.lan_ifindex,
+				   .proto = IPPROTO_TCP,
+				   .sport = htons(40000),
+				   .dport = htons(443)};
+	struct fp_flow4 flow = {.meta = {.flags = FP_FLOW_SNAT,
+					 .nh_gen = 1,
+					 .mtu = 1500,
+					 .dmac = {2, 0, 0, 0, 0xee, 0xee},
+					 .smac = {2, 0, 0, 0, 0xee, 0xef}},
+				.nat_sport = htons(61000)};
+	struct fp_config cfg = {.nh_gen = 1};
 	uint32_t out_len;
 	size_t in_len;
 

@@ -232,7 +232,7 @@ static void set_flow(struct ref_flow *f, const struct pkt_spec *t, int ingress, 
 		     uint16_t nat_dport)
 {
 	int egress = ingress == fx.lan_ifindex ? fx.wan_ifindex : fx.lan_ifindex;
-	struct fp_flow_meta meta = { .flags = flags, .nh_gen = 1, .oif = egress };
+	struct fp_flow_meta meta = {.flags = flags, .nh_gen = 1, .oif = egress};
 
 	meta.mtu = egress == fx.wan_ifindex ? FX_WAN_MTU : 1500;
 	memcpy(meta.dmac, egress == fx.wan_ifindex ? fx_wan_host_mac : fx_lan_host_mac, 6);
@@ -241,8 +241,10 @@ static void set_flow(struct ref_flow *f, const struct pkt_spec *t, int ingress, 
 	f->family = t->family;
 	f->ingress = ingress;
 	if (t->family == 4) {
-		f->k4 = (struct fp_flow_key4){ .ifindex = ingress, .proto = t->proto,
-					       .sport = htons(t->sport), .dport = htons(t->dport) };
+		f->k4 = (struct fp_flow_key4){.ifindex = ingress,
+					      .proto = t->proto,
+					      .sport = htons(t->sport),
+					      .dport = htons(t->dport)};
 		inet_pton(AF_INET, t->saddr, &f->k4.saddr);
 		inet_pton(AF_INET, t->daddr, &f->k4.daddr);
 		f->v4.meta = meta;
@@ -253,8 +255,10 @@ static void set_flow(struct ref_flow *f, const struct pkt_spec *t, int ingress, 
 		f->v4.nat_sport = htons(nat_sport);
 		f->v4.nat_dport = htons(nat_dport);
 	} else {
-		f->k6 = (struct fp_flow_key6){ .ifindex = ingress, .proto = t->proto,
-					       .sport = htons(t->sport), .dport = htons(t->dport) };
+		f->k6 = (struct fp_flow_key6){.ifindex = ingress,
+					      .proto = t->proto,
+					      .sport = htons(t->sport),
+					      .dport = htons(t->dport)};
 		inet_pton(AF_INET6, t->saddr, f->k6.saddr);
 		inet_pton(AF_INET6, t->daddr, f->k6.daddr);
 		f->v6.meta = meta;
@@ -280,24 +284,55 @@ static void install_flows(void)
 static void setup_templates(void)
 {
 	static const struct pkt_spec t[NR_TEMPLATES] = {
-		{ .dmac = { 2, 0, 0, 0, 1, 1 }, .smac = { 2, 0, 0, 0, 1, 2 }, .family = 4,
-		  .saddr = "198.18.1.2", .daddr = "198.19.2.2", .sport = 40000, .dport = 443,
-		  .proto = IPPROTO_TCP },
-		{ .dmac = { 2, 0, 0, 0, 1, 1 }, .smac = { 2, 0, 0, 0, 1, 2 }, .family = 4,
-		  .saddr = "198.18.1.2", .daddr = "198.19.2.2", .sport = 40001, .dport = 53,
-		  .proto = IPPROTO_UDP },
-		{ .dmac = { 2, 0, 0, 0, 2, 1 }, .smac = { 2, 0, 0, 0, 2, 2 }, .family = 4,
-		  .saddr = "198.19.2.2", .daddr = "198.19.2.1", .sport = 443, .dport = 61000,
-		  .proto = IPPROTO_TCP },
-		{ .dmac = { 2, 0, 0, 0, 2, 1 }, .smac = { 2, 0, 0, 0, 2, 2 }, .family = 4,
-		  .saddr = "198.19.2.2", .daddr = "198.19.2.1", .sport = 4500, .dport = 61001,
-		  .proto = IPPROTO_UDP, .udp_no_csum = true },
-		{ .dmac = { 2, 0, 0, 0, 1, 1 }, .smac = { 2, 0, 0, 0, 1, 2 }, .family = 6,
-		  .saddr = "2001:2:0:1::2", .daddr = "2001:2:0:2::2", .sport = 40000, .dport = 443,
-		  .proto = IPPROTO_TCP },
-		{ .dmac = { 2, 0, 0, 0, 2, 1 }, .smac = { 2, 0, 0, 0, 2, 2 }, .family = 6,
-		  .saddr = "2001:2:0:2::2", .daddr = "2001:2:0:2::1", .sport = 443, .dport = 61000,
-		  .proto = IPPROTO_UDP },
+		{.dmac = {2, 0, 0, 0, 1, 1},
+		 .smac = {2, 0, 0, 0, 1, 2},
+		 .family = 4,
+		 .saddr = "198.18.1.2",
+		 .daddr = "198.19.2.2",
+		 .sport = 40000,
+		 .dport = 443,
+		 .proto = IPPROTO_TCP},
+		{.dmac = {2, 0, 0, 0, 1, 1},
+		 .smac = {2, 0, 0, 0, 1, 2},
+		 .family = 4,
+		 .saddr = "198.18.1.2",
+		 .daddr = "198.19.2.2",
+		 .sport = 40001,
+		 .dport = 53,
+		 .proto = IPPROTO_UDP},
+		{.dmac = {2, 0, 0, 0, 2, 1},
+		 .smac = {2, 0, 0, 0, 2, 2},
+		 .family = 4,
+		 .saddr = "198.19.2.2",
+		 .daddr = "198.19.2.1",
+		 .sport = 443,
+		 .dport = 61000,
+		 .proto = IPPROTO_TCP},
+		{.dmac = {2, 0, 0, 0, 2, 1},
+		 .smac = {2, 0, 0, 0, 2, 2},
+		 .family = 4,
+		 .saddr = "198.19.2.2",
+		 .daddr = "198.19.2.1",
+		 .sport = 4500,
+		 .dport = 61001,
+		 .proto = IPPROTO_UDP,
+		 .udp_no_csum = true},
+		{.dmac = {2, 0, 0, 0, 1, 1},
+		 .smac = {2, 0, 0, 0, 1, 2},
+		 .family = 6,
+		 .saddr = "2001:2:0:1::2",
+		 .daddr = "2001:2:0:2::2",
+		 .sport = 40000,
+		 .dport = 443,
+		 .proto = IPPROTO_TCP},
+		{.dmac = {2, 0, 0, 0, 2, 1},
+		 .smac = {2, 0, 0, 0, 2, 2},
+		 .family = 6,
+		 .saddr = "2001:2:0:2::2",
+		 .daddr = "2001:2:0:2::1",
+		 .sport = 443,
+		 .dport = 61000,
+		 .proto = IPPROTO_UDP},
 	};
 
 	memcpy(templates, t, sizeof(t));
@@ -392,12 +427,12 @@ static void check_frame(unsigned long iter, const uint8_t *in, size_t in_len, in
 	verdict = fx_run(in, in_len, ingress, out, &out_len);
 	fx_read_stats(after);
 
-#define FUZZ_CHECK(cond, fmt, ...)                                                                    \
+#define FUZZ_CHECK(cond, fmt, ...)                                                                 \
 	do {                                                                                       \
 		if (!(cond)) {                                                                     \
 			ok = false;                                                                \
 			if (*failures < MAX_REPORTED_FAILURES)                                     \
-				CHECK(cond, "iteration %lu: " fmt, iter, ##__VA_ARGS__);                        \
+				CHECK(cond, "iteration %lu: " fmt, iter, ##__VA_ARGS__);           \
 		}                                                                                  \
 	} while (0)
 
@@ -455,7 +490,7 @@ static void check_frame(unsigned long iter, const uint8_t *in, size_t in_len, in
 void test_fuzz(unsigned long iterations, unsigned int seed)
 {
 	static uint8_t frame[PKT_MAX];
-	unsigned long outcome[FP_STAT_MAX] = { 0 };
+	unsigned long outcome[FP_STAT_MAX] = {0};
 	char name[160];
 	int failures = 0;
 
@@ -486,9 +521,9 @@ void test_fuzz(unsigned long iterations, unsigned int seed)
 	printf("\n");
 	if (iterations >= 10000) {
 		static const enum fp_stat must_see[] = {
-			FP_STAT_FORWARDED,    FP_STAT_PASS_MALFORMED, FP_STAT_PASS_NO_FLOW,
-			FP_STAT_PASS_TTL,     FP_STAT_PASS_TCP_FLAGS, FP_STAT_PASS_FRAGMENT,
-			FP_STAT_PASS_MTU,     FP_STAT_PASS_IP_OPTIONS, FP_STAT_PASS_NOT_IP,
+			FP_STAT_FORWARDED, FP_STAT_PASS_MALFORMED,  FP_STAT_PASS_NO_FLOW,
+			FP_STAT_PASS_TTL,  FP_STAT_PASS_TCP_FLAGS,  FP_STAT_PASS_FRAGMENT,
+			FP_STAT_PASS_MTU,  FP_STAT_PASS_IP_OPTIONS, FP_STAT_PASS_NOT_IP,
 		};
 
 		CHECK(outcome[FP_STAT_FORWARDED] >= iterations / 10, "only %lu frames forwarded",

@@ -12,7 +12,8 @@ extern const char *tl_case_name;
 
 void tl_case_begin(const char *name);
 void tl_case_end(void);
-void tl_fail(const char *file, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void tl_fail(const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* Records a failure of the current case and goes on (the case keeps reporting). */
 #define CHECK(cond, ...)                                                                           \
