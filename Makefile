@@ -40,8 +40,9 @@ TEST_OBJS   := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%.o)
 BIN	  := $(BUILD)/xdp-fastpath
 TEST_BIN  := $(BUILD)/fp-test
 UDP_BIN	  := $(BUILD)/fp-udp
+BENCH_BIN := $(BUILD)/fp-bench
 
-.PHONY: all test bench-prog install uninstall clean format
+.PHONY: all test bench bench-prog install uninstall clean format
 all: $(BIN) $(UDP_BIN)
 
 $(BPF_OBJ): $(BPF_SRC) $(BPF_HDRS) | $(BUILD)
@@ -67,11 +68,24 @@ $(TEST_BIN): $(TEST_OBJS) $(LOADER_LIB)
 $(UDP_BIN): tests/e2e/fp_udp.c | $(BUILD)
 	$(CC) $(CFLAGS) $< -o $@
 
+$(BUILD)/bench.bpf.o: tests/bench/bench.bpf.c tests/bench/bench.h | $(BUILD)
+	$(CLANG) $(BPF_CFLAGS) -Itests/bench -c $< -o $@
+
+$(BUILD)/bench.skel.h: $(BUILD)/bench.bpf.o
+	$(BPFTOOL) gen skeleton $< name bench > $@.tmp && mv $@.tmp $@
+
+$(BENCH_BIN): tests/bench/fp_bench.c tests/bench/bench.h $(BUILD)/bench.skel.h
+	$(CC) $(CFLAGS) -Itests/bench $< -o $@ $(LDLIBS)
+
 $(BUILD):
 	mkdir -p $@
 
 test: $(BIN) $(TEST_BIN) $(UDP_BIN)
 	tests/run-all.sh
+
+# The full benchmark (root, several minutes): kernel NAT vs xdp-fastpath vs the XDP ceiling.
+bench: $(BIN) $(BENCH_BIN) $(TEST_BIN)
+	tests/bench/run.sh
 
 bench-prog: $(TEST_BIN)
 	$(TEST_BIN) --bench

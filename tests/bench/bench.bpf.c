@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The benchmark's own XDP programs (not part of xdp-fastpath):
+ *   xdp_gen       generator, run with BPF_PROG_TEST_RUN live frames on the client veth:
+ *                 64-byte IPv4/UDP frames cycling over N flows, sent with XDP_TX
+ *   xdp_sink      on the server veth (and the client's, for replies): counts IP frames per
+ *                 CPU and drops them, or passes them to the stack while flows are being
+ *                 established (an echo server answers); lets ARP and the rest through
+ *   xdp_redirect  the ceiling: on the router's LAN veth, new MACs and a devmap redirect,
+ *                 no lookup and no rewrite
+ */
+#include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <linux/in.h>
+#include <linux/ip.h>
+#include <linux/udp.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+
+#include "bench.h"
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct bench_cfg);
+} bench_cfg SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} bench_count SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_DEVMAP);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} bench_tx SEC(".maps");
+
+static __always_inline struct bench_cfg *cfg(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&bench_cfg, &zero);
+}
+
+static __always_inline __u64 *counter(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&bench_count, &zero);
+}
+
+/* Live frames recycle pages with whatever the router left in them: write every field. */
+SEC("xdp")
+int xdp_gen(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data, *data_end = (void *)(long)ctx->data_end;
+	struct ethhdr *eth = data;
+	struct iphdr *iph = (void *)(eth + 1);
+	struct udphdr *uh = (void *)(iph + 1);
+	struct bench_cfg *c = cfg();
+	__u64 *n = counter(), flow;
+	__u32 sum = 0;
+	__u16 *w;
+
+	if (!c || !n || (void *)(uh + 1) > data_end || !c->nr_flows)
+		return XDP_ABORTED;
+	flow = (*n)++ % c->nr_flows;
+	__builtin_memcpy(eth->h_dest, c->dmac, ETH_ALEN);
+	__builtin_memcpy(eth->h_source, c->smac, ETH_ALEN);
+	eth->h_proto = bpf_htons(ETH_P_IP);
+	iph->version = 4;
+	iph->ihl = 5;
+	iph->tos = 0;
+	iph->tot_len = bpf_htons(data_end - (void *)iph);
+	iph->id = 0;
+	iph->frag_off = 0;
+	iph->ttl = 64;
+	iph->protocol = IPPROTO_UDP;
+	iph->check = 0;
+	iph->saddr = c->saddr;
+	iph->daddr = c->daddr;
+	w = (__u16 *)iph;
+#pragma unroll
+	for (int i = 0; i < 10; i++)
+		sum += w[i];
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	iph->check = ~sum;
+	uh->source = bpf_htons(BENCH_SPORT_BASE + flow % BENCH_PORTS_PER_DPORT);
+	uh->dest = bpf_htons(BENCH_DPORT_BASE + flow / BENCH_PORTS_PER_DPORT);
+	uh->len = bpf_htons(data_end - (void *)uh);
+	uh->check = 0; /* allowed over IPv4 */
+	return XDP_TX;
+}
+
+SEC("xdp")
+int xdp_sink(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data, *data_end = (void *)(long)ctx->data_end;
+	struct ethhdr *eth = data;
+	struct bench_cfg *c = cfg();
+	__u64 *n = counter();
+
+	if ((void *)(eth + 1) > data_end)
+		return XDP_PASS;
+	if (eth->h_proto != bpf_htons(ETH_P_IP) && eth->h_proto != bpf_htons(ETH_P_IPV6))
+		return XDP_PASS; /* ARP and friends: the hosts still need them */
+	if (n)
+		(*n)++;
+	return c && c->pass ? XDP_PASS : XDP_DROP;
+}
+
+SEC("xdp")
+int xdp_redirect(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data, *data_end = (void *)(long)ctx->data_end;
+	struct ethhdr *eth = data;
+	struct bench_cfg *c = cfg();
+	__u64 *n = counter();
+
+	if (!c || (void *)(eth + 1) > data_end || eth->h_proto != bpf_htons(ETH_P_IP))
+		return XDP_PASS;
+	__builtin_memcpy(eth->h_dest, c->dmac, ETH_ALEN);
+	__builtin_memcpy(eth->h_source, c->smac, ETH_ALEN);
+	if (n)
+		(*n)++;
+	return bpf_redirect_map(&bench_tx, 0, 0);
+}
+
+char LICENSE[] SEC("license") = "GPL";

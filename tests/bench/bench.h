@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Shared by the benchmark's XDP programs and fp-bench. */
+#ifndef FP_BENCH_H
+#define FP_BENCH_H
+
+#include <linux/types.h>
+
+/* Flow i: source port BASE + i % PER_DPORT, destination port DPORT_BASE + i / PER_DPORT,
+ * so that even 1M flows masquerade without running out of ports. */
+#define BENCH_SPORT_BASE      1024
+#define BENCH_PORTS_PER_DPORT 60000
+#define BENCH_DPORT_BASE      10000
+
+struct bench_cfg {
+	__u8 dmac[6];
+	__u8 smac[6];
+	__be32 saddr;
+	__be32 daddr;
+	__u32 nr_flows;
+	__u32 pass; /* sink: count frames and pass them to the stack (an echo server answers,
+		     * establishing the flows) instead of dropping them */
+};
+
+#endif

@@ -1,0 +1,113 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Turns a benchmark run (raw.csv, extra.txt, tcp.csv in DIR) into DIR/results.md and, with
+# gnuplot, DIR/pps.png. Medians of the rounds, min-max beside them, ratios within the run.
+set -u
+DIR=${1:?usage: report.sh DIR}
+cd "$DIR" || exit 1
+extra() { tr ' ' '\n' <extra.txt | sed -n "s/^$1=//p" | head -1; }
+# median, min, max of the values in a column
+stats() { sort -n | awk '{ v[NR] = $1 } END { if (NR) printf "%d %d %d\n", v[int((NR + 1) / 2)], v[1], v[NR] }'; }
+pps_of() { awk -F, -v n="$1" -v p="$2" '$1 == n && $3 == p { print $4 }' raw.csv | stats; }
+mpps() { awk -v v="$1" 'BEGIN { printf "%.2f", v / 1e6 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2fx", a / b; else print "-" }'; }
+
+{
+	echo "# xdp-fastpath benchmark"
+	echo
+	echo "Made by \`make bench\` (tests/bench/run.sh) on $(date -u +%Y-%m-%d), kernel $(uname -r),"
+	echo "$(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'))."
+	echo "Method: tests/bench/run.sh. 64-byte UDP frames over N established flows, from an XDP"
+	echo "generator (live frames) through the router namespace to a counting XDP sink; the three"
+	echo "paths alternate within each round. Delivered packets per second at the sink: median"
+	echo "(min-max) of $(awk -F, 'NR > 1 { print $2 }' raw.csv | sort -n | tail -1) rounds."
+	echo "Generator, router and sink share this machine's CPUs, so every figure includes their cost."
+	echo
+	echo "## Packet rate"
+	echo
+	echo "| flows | kernel NAT (1) | xdp-fastpath (2) | ceiling (3) | (2)/(1) | (2)/(3) |"
+	echo "| ---: | ---: | ---: | ---: | ---: | ---: |"
+	for n in $(awk -F, 'NR > 1 { print $1 }' raw.csv | sort -nu); do
+		read -r k kmin kmax <<<"$(pps_of "$n" kernel)"
+		read -r f fmin fmax <<<"$(pps_of "$n" fastpath)"
+		read -r c cmin cmax <<<"$(pps_of "$n" ceiling)"
+		echo "| $n | $(mpps "$k") Mpps ($(mpps "$kmin")-$(mpps "$kmax")) |" \
+			"$(mpps "$f") Mpps ($(mpps "$fmin")-$(mpps "$fmax")) |" \
+			"$(mpps "$c") Mpps ($(mpps "$cmin")-$(mpps "$cmax")) | $(ratio "$f" "$k") | $(ratio "$f" "$c") |"
+		echo "$n $k $f $c" >>pps.dat.tmp
+	done
+	echo
+	echo "## Cost, memory, setup"
+	echo
+	for n in $(awk -F, 'NR > 1 { print $1 }' raw.csv | sort -nu); do
+		ns=$(tr ' ' '\n' <extra.txt | sed -n "s/^ns_per_packet_${n}_[0-9]*=//p" | sort -n |
+			awk '{ v[NR] = $1 } END { printf "%.1f", v[int((NR + 1) / 2)] }')
+		bytes=$(extra "map_bytes_$n")
+		entries=$(extra "map_entries_$n")
+		echo "- $n flows: the XDP program costs $ns ns/packet (bpf_stats during the run);" \
+			"the IPv4 flow map holds $entries entries in $bytes bytes" \
+			"($(awk -v b="$bytes" -v e="$entries" 'BEGIN { if (e) printf "%.0f", b / e }') bytes per entry" \
+			"= per direction per flow); daemon RSS $(extra "daemon_rss_kb_$n") KiB;" \
+			"established flows offloaded by the first dump in" \
+			"$(tr ' ' '\n' <extra.txt | sed -n "s/^dump_setup_${n}_[0-9]*=//p" | sort -n | head -1 |
+				awk -v n="$(extra "established_$n")" '{ printf "%.2f s (%.0f flows/s)", $1, n / $1 }')."
+	done
+	echo "- Through events: $(extra event_setup_flows) new flows established while the daemon ran" \
+		"were offloaded within $(awk -v s="$(extra event_setup_s)" 'BEGIN { printf "%.2f", s }') s" \
+		"of the first packet; $(extra event_offloaded) offloaded," \
+		"$(extra event_overruns) event overruns, $(extra event_resyncs) resyncs." \
+		"The generator paces establishment (echo servers must answer every flow), so this" \
+		"bounds the daemon's rate from below."
+	if [ -f tcp.csv ]; then
+		echo
+		echo "## TCP (iperf3, MTU-sized packets)"
+		echo
+		echo "| streams | kernel NAT Mbit/s | xdp-fastpath Mbit/s | ratio | softirq share kernel / fastpath |"
+		echo "| ---: | ---: | ---: | ---: | ---: |"
+		for s in 1 4; do
+			read -r k kmin kmax <<<"$(awk -F, -v s=$s '$1 == s && $3 == "kernel" { print $4 }' tcp.csv | stats)"
+			read -r f fmin fmax <<<"$(awk -F, -v s=$s '$1 == s && $3 == "fastpath" { print $4 }' tcp.csv | stats)"
+			sk=$(awk -F, -v s=$s '$1 == s && $3 == "kernel" { t += $5; n++ } END { printf "%.0f", t / n }' tcp.csv)
+			sf=$(awk -F, -v s=$s '$1 == s && $3 == "fastpath" { t += $5; n++ } END { printf "%.0f", t / n }' tcp.csv)
+			echo "| $s | $k ($kmin-$kmax) | $f ($fmin-$fmax) | $(ratio "$f" "$k") | ${sk}% / ${sf}% |"
+		done
+		echo
+		echo "Softirq share: softirq time over all CPU time during the transfer (the whole machine:"
+		echo "client, router and server share it)."
+	fi
+	echo
+	echo "## Goals (issue 4)"
+	echo
+	echo "pps >= 90% of the ceiling and >= 2.5x kernel NAT at 1k and 64k flows; 1M flows within"
+	echo "25% of the 1k figure; <= 128 bytes per direction per flow; daemon RSS <= 8 MB at 64k"
+	echo "flows; >= 50k flows offloaded per second without loss. See the notes below the raw data."
+	echo
+	echo "## Raw data"
+	echo
+	echo '```'
+	cat raw.csv
+	[ -f tcp.csv ] && cat tcp.csv
+	cat extra.txt
+	echo '```'
+} >results.md
+
+if command -v gnuplot >/dev/null && [ -f pps.dat.tmp ]; then
+	mv pps.dat.tmp pps.dat
+	gnuplot <<-'GP'
+		set terminal png size 900,500
+		set output 'pps.png'
+		set title 'Delivered packet rate, 64-byte UDP (median of rounds)'
+		set ylabel 'Mpps'
+		set style data histograms
+		set style histogram clustered gap 1
+		set style fill solid 0.8 border -1
+		set key top left
+		set yrange [0:*]
+		set grid ytics
+		plot 'pps.dat' using ($2/1e6):xtic(sprintf("%d flows", $1)) title 'kernel NAT', \
+		     '' using ($3/1e6) title 'xdp-fastpath', \
+		     '' using ($4/1e6) title 'bare XDP redirect (ceiling)'
+	GP
+fi
+rm -f pps.dat.tmp
+cat results.md

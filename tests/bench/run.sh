@@ -1,0 +1,196 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# make bench: kernel forwarding + NAT vs xdp-fastpath vs a bare XDP redirect (the ceiling),
+# on the namespace testbed of ../../../shared/TESTBED.md. Needs root; several minutes.
+#
+# Method: a generator (XDP, BPF_PROG_TEST_RUN live frames) on the client sends 64-byte UDP
+# frames over N flows into the router; a sink (XDP) on the server counts and drops them.
+# Flows are established first (replied by echo servers), so conntrack and the fastpath see
+# them as they would on a router. In each round the three paths run one after the other for
+# BENCH_SECONDS each; figures are the median of BENCH_ROUNDS rounds with min-max, and ratios
+# are taken within the run. The whole chain (generator, router, sink) runs as one softirq
+# chain on this machine, so a figure is the cost of all three per packet.
+#
+#   BENCH_FLOWS="1000 65536"  flow counts (add 1048576 for the 1M figure: needs time and RAM)
+#   BENCH_ROUNDS=3 BENCH_SECONDS=3 BENCH_TCP=1 (iperf3 TCP, 1 and 4 streams)
+#   BENCH_OUT=build/bench     results.md, raw.csv, pps.png
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+if [ "$(id -u)" != 0 ]; then
+	echo "bench: run as root (namespaces, XDP, BPF statistics)" >&2
+	exit 1
+fi
+FLOWS=${BENCH_FLOWS:-1000 65536}
+ROUNDS=${BENCH_ROUNDS:-3}
+RUN_S=${BENCH_SECONDS:-3}
+DO_TCP=${BENCH_TCP:-1}
+OUT=${BENCH_OUT:-build/bench}
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+TB=fpbench$$
+. tests/e2e/testbed.sh
+BENCH=$TB_ROOT/build/fp-bench
+UDP=$TB_ROOT/build/fp-udp
+BPIN=/sys/fs/bpf/fpbench-$TB
+RAW=$OUT/raw.csv
+bench_in() { local ns=$1; shift; nsenter --net=/run/netns/"$ns" "$BENCH" "$@"; }
+mac_of() { ip -n "$1" -o link show "$2" | sed 's/.*link\/ether \([0-9a-f:]*\).*/\1/'; }
+log() { printf '[bench] %s\n' "$*" >&2; }
+
+stats_was=$(sysctl -n kernel.bpf_stats_enabled)
+bench_cleanup() {
+	sysctl -qw kernel.bpf_stats_enabled="$stats_was"
+	rm -rf "$BPIN"
+	tb_cleanup
+}
+trap bench_cleanup EXIT
+tb_setup
+trap bench_cleanup EXIT
+R0=$(mac_of "$TB_RTR" r0)
+R1=$(mac_of "$TB_RTR" r1)
+C0=$(mac_of "$TB_CLI" c0)
+S0=$(mac_of "$TB_SRV" s0)
+max_flows=0
+for n in $FLOWS; do [ "$n" -gt "$max_flows" ] && max_flows=$n; done
+
+# Conntrack must hold every flow, and keep them while a path that does not refresh them runs.
+sysctl -qw net.netfilter.nf_conntrack_max=$((max_flows * 2 + 65536)) 2>/dev/null
+rtr sysctl -qw net.netfilter.nf_conntrack_udp_timeout=600 net.netfilter.nf_conntrack_udp_timeout_stream=600
+bench_in "$TB_SRV" sink "$BPIN" s0
+bench_in "$TB_CLI" sink "$BPIN" c0
+# The generator's XDP_TX lands in r0 and replies in r1: without XDP there, NAPI needs GRO.
+napi_back() { for i in r0 r1; do rtr ethtool -K $i gro off >/dev/null; rtr ethtool -K $i gro on >/dev/null; done; }
+napi_back
+for ((p = 0; p <= max_flows / 60000; p++)); do
+	srv "$UDP" server $((10000 + p)) >/dev/null &
+	TB_PIDS+=($!)
+done
+sleep 0.5
+
+gen() { # FLOWS PACKETS SECONDS [PACE_US] [SADDR]: prints "sent N in T s"
+	bench_in "$TB_CLI" gen c0 "$1" "$2" "$3" "$R0" "$C0" "${5:-198.18.1.2}" 198.19.2.2 ${4:+$4}
+}
+replied() { rtr conntrack -L -p udp 2>/dev/null | grep -vc UNREPLIED; }
+establish() { # FLOWS [SADDR]: every flow answered once, through the kernel path
+	bench_in "$TB_SRV" pass "$BPIN" s0 1
+	gen "$1" $(($1 * 3)) 600 200 "${2:-}" >/dev/null
+	sleep 1
+	bench_in "$TB_SRV" pass "$BPIN" s0 0
+}
+offloaded() { fastpath status --json 2>/dev/null | jq .offloaded; }
+wait_offloaded() { # COUNT TIMEOUT_S: seconds until the daemon has offloaded COUNT, or empty
+	local start=$(date +%s.%N) deadline=$((SECONDS + $2))
+	while [ "$(offloaded)" -lt "$1" ]; do
+		[ $SECONDS -ge $deadline ] && return 1
+		sleep 0.05
+	done
+	echo "$(date +%s.%N) - $start" | bc -l
+}
+
+measure() { # FLOWS: delivered pps at the sink over RUN_S seconds
+	local before after out
+	before=$(bench_in "$TB_SRV" count "$BPIN" s0)
+	out=$(gen "$1" 0 "$RUN_S")
+	after=$(bench_in "$TB_SRV" count "$BPIN" s0)
+	echo "$(((after - before) * 1000 / $(echo "$out" | awk '{ printf "%d", $4 * 1000 }')))"
+}
+
+prog_stats() { bpftool prog show id "$1" -j | jq -r '"\(.run_time_ns // 0) \(.run_cnt // 0)"'; }
+
+echo "flows,round,path,pps" >"$RAW"
+: >"$OUT/extra.txt"
+sysctl -qw kernel.bpf_stats_enabled=1
+for n in $FLOWS; do
+	log "$n flows: establishing through the kernel"
+	establish "$n"
+	est=$(replied)
+	log "$n flows: $est replied conntrack entries"
+	echo "established_$n=$est" >>"$OUT/extra.txt"
+	for ((r = 1; r <= ROUNDS; r++)); do
+		# 1. kernel forwarding + nft masquerade
+		pps=$(measure "$n")
+		log "$n flows, round $r: kernel $pps pps"
+		echo "$n,$r,kernel,$pps" >>"$RAW"
+
+		# 2. xdp-fastpath with its daemon; the first dump offloads the established flows
+		fastpath attach r0 r1 --flows $((n * 2 > 65536 ? n * 2 : 65536)) \
+			--log-file "$TB_TMP/daemon.log" >/dev/null
+		t=$(wait_offloaded "$est" 300) || log "only $(offloaded) of $est offloaded"
+		[ -n "$t" ] && echo "dump_setup_${n}_$r=$t" >>"$OUT/extra.txt"
+		id=$(fastpath status --json | jq .program_id)
+		read -r ns0 cnt0 <<<"$(prog_stats "$id")"
+		pps=$(measure "$n")
+		read -r ns1 cnt1 <<<"$(prog_stats "$id")"
+		log "$n flows, round $r: fastpath $pps pps"
+		echo "$n,$r,fastpath,$pps" >>"$RAW"
+		echo "ns_per_packet_${n}_$r=$(echo "($ns1 - $ns0) / ($cnt1 - $cnt0 + 1)" | bc -l)" >>"$OUT/extra.txt"
+		if [ "$r" = 1 ]; then
+			st=$(fastpath status --json)
+			mem=$(bpftool map show pinned "$TB_PIN/fp_flows4" -j | jq .bytes_memlock)
+			entries=$(jq .flows_ipv4 <<<"$st")
+			rss=$(awk '/VmRSS/ { print $2 }' /proc/"$(jq .daemon_pid <<<"$st")"/status)
+			echo "map_bytes_$n=$mem map_entries_$n=$entries daemon_rss_kb_$n=$rss" >>"$OUT/extra.txt"
+			echo "overruns_dump_$n=$(jq .overruns <<<"$st")" >>"$OUT/extra.txt"
+		fi
+		fastpath detach >/dev/null
+		napi_back
+
+		# 3. the ceiling: a bare redirect, no lookup, no rewrite
+		bench_in "$TB_RTR" ceiling "$BPIN" r0 r1 "$S0" "$R1"
+		pps=$(measure "$n")
+		log "$n flows, round $r: ceiling $pps pps"
+		echo "$n,$r,ceiling,$pps" >>"$RAW"
+		bench_in "$TB_RTR" detach "$BPIN" r0
+		napi_back
+	done
+done
+
+# Setup through events: new flows (another source address) while the daemon runs.
+ev_n=$(for n in $FLOWS; do echo "$n"; done | sort -n | tail -1)
+[ "$ev_n" -gt 65536 ] && ev_n=65536
+cli ip addr add 198.18.1.3/24 dev c0
+fastpath attach r0 r1 --flows $((max_flows * 2 > 65536 ? max_flows * 2 : 65536)) \
+	--log-file "$TB_TMP/daemon.log" >/dev/null
+wait_offloaded "$(replied)" 300 >/dev/null
+base=$(offloaded)
+start=$(date +%s.%N)
+establish "$ev_n" 198.18.1.3 &
+est_pid=$!
+t_est=""
+while [ "$(offloaded)" -lt $((base + ev_n * 99 / 100)) ] && [ $(($(date +%s) - ${start%.*})) -lt 300 ]; do
+	sleep 0.05
+done
+t_off=$(echo "$(date +%s.%N) - $start" | bc -l)
+wait $est_pid
+st=$(fastpath status --json)
+echo "event_setup_flows=$ev_n event_setup_s=$t_off event_overruns=$(jq .overruns <<<"$st") event_resyncs=$(jq .resyncs <<<"$st") event_offloaded=$(($(jq .offloaded <<<"$st") - base))" >>"$OUT/extra.txt"
+fastpath detach >/dev/null
+napi_back
+
+# TCP as published router tests do it: iperf3, default TCP, MTU-sized packets.
+if [ "$DO_TCP" = 1 ]; then
+	bench_in "$TB_SRV" pass "$BPIN" s0 1
+	bench_in "$TB_CLI" pass "$BPIN" c0 1
+	srv iperf3 -s -D -1 >/dev/null 2>&1
+	echo "streams,round,path,mbps,softirq_pct" >"$OUT/tcp.csv"
+	softirq() { awk '/^cpu / { print $8, $2+$3+$4+$5+$6+$7+$8+$9 }' /proc/stat; }
+	for ((r = 1; r <= ROUNDS; r++)); do
+		for path in kernel fastpath; do
+			[ $path = fastpath ] && fastpath attach r0 r1 --log-file "$TB_TMP/daemon.log" >/dev/null
+			for streams in 1 4; do
+				srv iperf3 -s -D -1 >/dev/null 2>&1
+				sleep 0.3
+				read -r si0 tot0 <<<"$(softirq)"
+				mbps=$(cli iperf3 -c 198.19.2.2 -t "$RUN_S" -P $streams -J 2>/dev/null |
+					jq '.end.sum_received.bits_per_second / 1e6')
+				read -r si1 tot1 <<<"$(softirq)"
+				pct=$(echo "100 * ($si1 - $si0) / ($tot1 - $tot0)" | bc -l)
+				log "tcp $streams stream(s), round $r: $path $mbps Mbit/s, softirq $pct%"
+				printf '%s,%s,%s,%.0f,%.1f\n' $streams $r $path "$mbps" "$pct" >>"$OUT/tcp.csv"
+			done
+			[ $path = fastpath ] && { fastpath detach >/dev/null; napi_back; }
+		done
+	done
+fi
+sysctl -qw kernel.bpf_stats_enabled="$stats_was"
+"$TB_ROOT"/tests/bench/report.sh "$OUT"
