@@ -63,7 +63,7 @@ enum {
  * counters belong to the datapath.
  */
 struct fp_flow_meta {
-	__u64 last_seen_ns; /* bpf_ktime_get_ns() (CLOCK_MONOTONIC) of the last packet */
+	__u64 last_seen_ns; /* CLOCK_MONOTONIC_COARSE of the last packet */
 	__u64 packets;
 	__u64 bytes; /* L3 bytes, as conntrack counts them */
 	__u32 oif;   /* egress ifindex */
@@ -94,7 +94,7 @@ struct fp_flow6 {
 
 /* The single entry of the fp_config array, written by userspace. */
 struct fp_config {
-	__u64 heartbeat_ns; /* CLOCK_MONOTONIC time of the daemon's last scan */
+	__u64 heartbeat_ns; /* CLOCK_MONOTONIC_COARSE of the daemon's last scan */
 	__u64 lease_ns;	    /* heartbeat older than this: pass everything; 0 = no lease */
 	__u32 nh_gen;	    /* current next-hop generation, never 0 */
 	__u32 pad;

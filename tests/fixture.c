@@ -31,6 +31,14 @@ void fx_sh(const char *fmt, ...)
 		DIE("setup command failed: %s", cmd);
 }
 
+uint64_t fx_coarse_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
 uint64_t fx_now_ns(void)
 {
 	struct timespec ts;

@@ -54,5 +54,6 @@ int fx_run(const uint8_t *in, uint32_t in_len, int ingress, uint8_t *out, uint32
 void fx_read_stats(uint64_t stats[FP_STAT_MAX]);
 
 uint64_t fx_now_ns(void);
+uint64_t fx_coarse_now_ns(void); /* the datapath's clock */
 
 #endif
