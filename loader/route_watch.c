@@ -4,6 +4,10 @@
  * on), and a watcher of links, addresses, routes and neighbours. Any such change may change a
  * next hop, so the daemon then bumps the next-hop generation and every cached next hop in the
  * flow maps is looked up again by its flow's next packet.
+ *
+ * Lookups are cached per address: a router's connections come from few networks, and a
+ * new connection should not wait for two netlink round trips. The cache is flushed by
+ * every change the watcher sees, as the next hops in the flow maps are.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,9 +30,10 @@ int route_open(struct fp_route *rt)
 
 	memset(rt, 0, sizeof(*rt));
 	rt->buf = malloc(RT_BUF_SIZE);
+	rt->cache = calloc(FP_ROUTE_CACHE_SIZE, sizeof(*rt->cache));
 	rt->lookup = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC);
 	rt->watch = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC);
-	if (!rt->buf || !rt->lookup || !rt->watch ||
+	if (!rt->buf || !rt->cache || !rt->lookup || !rt->watch ||
 	    mnl_socket_bind(rt->lookup, 0, MNL_SOCKET_AUTOPID) ||
 	    mnl_socket_bind(rt->watch, groups, MNL_SOCKET_AUTOPID)) {
 		fp_err("cannot open rtnetlink sockets: %s", strerror(errno));
@@ -48,6 +53,7 @@ void route_close(struct fp_route *rt)
 	if (rt->watch)
 		mnl_socket_close(rt->watch);
 	free(rt->buf);
+	free(rt->cache);
 	memset(rt, 0, sizeof(*rt));
 }
 
@@ -70,7 +76,21 @@ static int route_reply_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-int route_oif(struct fp_route *rt, int family, const uint32_t *addr)
+void route_cache_flush(struct fp_route *rt)
+{
+	memset(rt->cache, 0, FP_ROUTE_CACHE_SIZE * sizeof(*rt->cache));
+}
+
+static struct fp_route_cached *cache_slot(struct fp_route *rt, int family, const uint32_t *addr)
+{
+	uint32_t h = family;
+
+	for (int i = 0; i < (family == AF_INET ? 1 : 4); i++)
+		h = (h ^ addr[i]) * 0x9e3779b1u;
+	return &rt->cache[(h >> 16) & (FP_ROUTE_CACHE_SIZE - 1)];
+}
+
+static int route_lookup(struct fp_route *rt, int family, const uint32_t *addr)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
@@ -96,6 +116,27 @@ int route_oif(struct fp_route *rt, int family, const uint32_t *addr)
 				 &oif);
 	} while (err == MNL_CB_OK && oif < 0);
 	return err < 0 ? -errno : oif;
+}
+
+int route_oif(struct fp_route *rt, int family, const uint32_t *addr)
+{
+	struct fp_route_cached *slot = cache_slot(rt, family, addr);
+	size_t len = family == AF_INET ? 4 : 16;
+	int oif;
+
+	rt->lookups++;
+	if (slot->family == family && !memcmp(slot->addr, addr, len)) {
+		rt->cache_hits++;
+		return slot->oif;
+	}
+	oif = route_lookup(rt, family, addr);
+	if (oif > 0) {
+		slot->family = family;
+		memset(slot->addr, 0, sizeof(slot->addr));
+		memcpy(slot->addr, addr, len);
+		slot->oif = oif;
+	}
+	return oif;
 }
 
 static int watch_cb(const struct nlmsghdr *nlh, void *data)
@@ -136,10 +177,13 @@ void route_watch_read(struct fp_route *rt, struct fp_route_changes *changes)
 				continue;
 			if (errno == ENOBUFS) {
 				changes->nexthops_changed = true; /* lost some: assume the worst */
+				route_cache_flush(rt);
 				continue;
 			}
 			return; /* EAGAIN: drained */
 		}
 		mnl_cb_run(rt->buf, n, 0, 0, watch_cb, changes);
+		if (changes->nexthops_changed)
+			route_cache_flush(rt);
 	}
 }

@@ -9,11 +9,22 @@
 
 struct mnl_socket;
 
+#define FP_ROUTE_CACHE_SIZE 4096 /* a power of two */
+
+/* A remembered lookup: address -> interface. Flushed on every rtnetlink change. */
+struct fp_route_cached {
+	uint8_t family; /* 0: empty */
+	uint32_t addr[4];
+	int oif;
+};
+
 struct fp_route {
 	struct mnl_socket *lookup; /* RTM_GETROUTE requests */
 	struct mnl_socket *watch;  /* link, address, route and neighbour events */
 	uint32_t seq;
 	char *buf;
+	struct fp_route_cached *cache;
+	uint64_t lookups, cache_hits;
 };
 
 int route_open(struct fp_route *rt);
@@ -21,6 +32,8 @@ void route_close(struct fp_route *rt);
 int route_watch_fd(const struct fp_route *rt);
 /* The interface a packet to addr leaves through: where a packet from addr arrives. */
 int route_oif(struct fp_route *rt, int family, const uint32_t *addr);
+/* Forgets every cached lookup (route_watch_read does it on any change it sees). */
+void route_cache_flush(struct fp_route *rt);
 
 /* What the watcher saw in the messages read by route_watch_read(). */
 struct fp_route_changes {
