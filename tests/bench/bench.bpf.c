@@ -92,7 +92,7 @@ int xdp_gen(struct xdp_md *ctx)
 	sum = (sum & 0xffff) + (sum >> 16);
 	iph->check = ~sum;
 	uh->source = bpf_htons(BENCH_SPORT_BASE + flow % BENCH_PORTS_PER_DPORT);
-	uh->dest = bpf_htons(BENCH_DPORT_BASE + flow / BENCH_PORTS_PER_DPORT);
+	uh->dest = bpf_htons((c->dport_base ?: BENCH_DPORT_BASE) + flow / BENCH_PORTS_PER_DPORT);
 	uh->len = bpf_htons(data_end - (void *)uh);
 	uh->check = 0; /* allowed over IPv4 */
 	return XDP_TX;

@@ -17,6 +17,8 @@ struct bench_cfg {
 	__be32 saddr;
 	__be32 daddr;
 	__u32 nr_flows;
+	__u16 dport_base; /* 0: BENCH_DPORT_BASE */
+	__u16 pad;
 	__u32 pass; /* sink: count frames and pass them to the stack (an echo server answers,
 		     * establishing the flows) instead of dropping them */
 };

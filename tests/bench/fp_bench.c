@@ -8,7 +8,7 @@
  *   fp-bench count PINDIR IFACE                IP frames the sink (or ceiling) saw
  *   fp-bench ceiling PINDIR IN OUT DMAC SMAC   bare redirect IN -> OUT with new MACs
  *   fp-bench detach PINDIR IFACE               remove what was attached to IFACE
- *   fp-bench gen IFACE FLOWS PACKETS SECONDS DMAC SMAC SADDR DADDR [PACE_US]
+ *   fp-bench gen IFACE FLOWS PACKETS SECONDS DMAC SMAC SADDR DADDR [PACE_US [DPORT_BASE]]
  *        send 64-byte UDP frames over FLOWS flows from IFACE (XDP_TX of live frames), until
  *        PACKETS were sent (0: no limit) or SECONDS passed; prints "sent N in T s".
  *        With PACE_US, 64 frames at a time with that pause between: for establishing flows,
@@ -130,6 +130,8 @@ static int generate(char **argv)
 	unsigned long long limit = strtoull(argv[2], NULL, 0), sent = 0;
 	double seconds = atof(argv[3]), start;
 	unsigned int pace_us = argv[8] ? strtoul(argv[8], NULL, 0) : 0;
+
+	cfg.dport_base = argv[8] && argv[9] ? strtoul(argv[9], NULL, 0) : 0;
 	__u8 frame[FRAME_LEN] = { 0 };
 	__u32 zero = 0;
 
@@ -203,7 +205,7 @@ int main(int argc, char **argv)
 		}
 		return 0;
 	}
-	if ((argc == 10 || argc == 11) && !strcmp(argv[1], "gen"))
+	if (argc >= 10 && argc <= 12 && !strcmp(argv[1], "gen"))
 		return generate(argv + 2);
 	fprintf(stderr, "usage: see the top of tests/bench/fp_bench.c\n");
 	return 2;

@@ -67,11 +67,11 @@ for ((p = 0; p <= max_flows / 60000; p++)); do
 done
 sleep 0.5
 
-gen() { # FLOWS PACKETS SECONDS [PACE_US] [SADDR]: prints "sent N in T s"
-	bench_in "$TB_CLI" gen c0 "$1" "$2" "$3" "$R0" "$C0" "${5:-198.18.1.2}" 198.19.2.2 ${4:+$4}
+gen() { # FLOWS PACKETS SECONDS [PACE_US [DPORT_BASE]]: prints "sent N in T s"
+	bench_in "$TB_CLI" gen c0 "$1" "$2" "$3" "$R0" "$C0" 198.18.1.2 198.19.2.2 ${4:+$4} ${5:+$5}
 }
 replied() { rtr conntrack -L -p udp 2>/dev/null | grep -vc UNREPLIED; }
-establish() { # FLOWS [SADDR]: every flow answered once, through the kernel path
+establish() { # FLOWS [DPORT_BASE]: every flow answered, through the kernel path
 	bench_in "$TB_SRV" pass "$BPIN" s0 1
 	gen "$1" $(($1 * 3)) 600 200 "${2:-}" >/dev/null
 	sleep 1
@@ -148,13 +148,17 @@ done
 # Setup through events: new flows (another source address) while the daemon runs.
 ev_n=$(for n in $FLOWS; do echo "$n"; done | sort -n | tail -1)
 [ "$ev_n" -gt 65536 ] && ev_n=65536
-cli ip addr add 198.18.1.3/24 dev c0
-fastpath attach r0 r1 --flows $((max_flows * 2 > 65536 ? max_flows * 2 : 65536)) \
-	--log-file "$TB_TMP/daemon.log" >/dev/null
+# New flows to other ports (masquerade needs a port space of their own), with their echo servers.
+for ((p = 0; p <= ev_n / 60000; p++)); do
+	srv "$UDP" server $((20000 + p)) >/dev/null &
+	TB_PIDS+=($!)
+done
+# Two entries per connection, for the flows established above and the new ones.
+fastpath attach r0 r1 --flows $(((max_flows + ev_n) * 2)) --log-file "$TB_TMP/daemon.log" >/dev/null
 wait_offloaded "$(replied)" 300 >/dev/null
 base=$(offloaded)
 start=$(date +%s.%N)
-establish "$ev_n" 198.18.1.3 &
+establish "$ev_n" 20000 &
 est_pid=$!
 t_est=""
 while [ "$(offloaded)" -lt $((base + ev_n * 99 / 100)) ] && [ $(($(date +%s) - ${start%.*})) -lt 300 ]; do
