@@ -52,6 +52,15 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2fx", a / b; els
 			"$(tr ' ' '\n' <extra.txt | sed -n "s/^dump_setup_${n}_[0-9]*=//p" | sort -n | head -1 |
 				awk -v n="$(extra "established_$n")" '{ printf "%.2f s (%.0f flows/s)", $1, n / $1 }')."
 	done
+	ns_list=$(awk -F, 'NR > 1 { print $1 }' raw.csv | sort -nu)
+	lo=$(head -1 <<<"$ns_list")
+	hi=$(tail -1 <<<"$ns_list")
+	if [ "$lo" != "$hi" ]; then
+		echo "- Marginal map memory between $lo and $hi flows (the bucket array is fixed):" \
+			"$(awk -v b1="$(extra "map_bytes_$lo")" -v b2="$(extra "map_bytes_$hi")" \
+				-v e1="$(extra "map_entries_$lo")" -v e2="$(extra "map_entries_$hi")" \
+				'BEGIN { printf "%.0f", (b2 - b1) / (e2 - e1) }') bytes per entry (per direction per flow)."
+	fi
 	echo "- Through events: $(extra event_setup_flows) new flows established while the daemon ran" \
 		"were offloaded within $(awk -v s="$(extra event_setup_s)" 'BEGIN { printf "%.2f", s }') s" \
 		"of the first packet; $(extra event_offloaded) offloaded," \
@@ -62,14 +71,16 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2fx", a / b; els
 		echo
 		echo "## TCP (iperf3, MTU-sized packets)"
 		echo
-		echo "| streams | kernel NAT Mbit/s | xdp-fastpath Mbit/s | ratio | softirq share kernel / fastpath |"
-		echo "| ---: | ---: | ---: | ---: | ---: |"
+		echo "| streams | kernel NAT (1) | xdp-fastpath (2) | (2)/(1) | kernel NAT, router GRO on | softirq share (1) / (2) |"
+		echo "| ---: | ---: | ---: | ---: | ---: | ---: |"
 		for s in 1 4; do
-			read -r k kmin kmax <<<"$(awk -F, -v s=$s '$1 == s && $3 == "kernel" { print $4 }' tcp.csv | stats)"
-			read -r f fmin fmax <<<"$(awk -F, -v s=$s '$1 == s && $3 == "fastpath" { print $4 }' tcp.csv | stats)"
-			sk=$(awk -F, -v s=$s '$1 == s && $3 == "kernel" { t += $5; n++ } END { printf "%.0f", t / n }' tcp.csv)
-			sf=$(awk -F, -v s=$s '$1 == s && $3 == "fastpath" { t += $5; n++ } END { printf "%.0f", t / n }' tcp.csv)
-			echo "| $s | $k ($kmin-$kmax) | $f ($fmin-$fmax) | $(ratio "$f" "$k") | ${sk}% / ${sf}% |"
+			col() { awk -F, -v s=$s -v p="$1" '$1 == s && $3 == p { print $4 }' tcp.csv | stats; }
+			si() { awk -F, -v s=$s -v p="$1" '$1 == s && $3 == p { t += $5; n++ } END { if (n) printf "%.0f", t / n }' tcp.csv; }
+			read -r k kmin kmax <<<"$(col kernel)"
+			read -r f fmin fmax <<<"$(col fastpath)"
+			read -r g gmin gmax <<<"$(col kernel_gro)"
+			echo "| $s | $k ($kmin-$kmax) Mbit/s | $f ($fmin-$fmax) Mbit/s | $(ratio "$f" "$k") |" \
+				"$g ($gmin-$gmax) Mbit/s | $(si kernel)% / $(si fastpath)% |"
 		done
 		echo
 		echo "Softirq share: softirq time over all CPU time during the transfer (the whole machine:"
