@@ -16,8 +16,10 @@
  *   those the datapath marked closing, and those idle past conntrack's own timeout.
  * - The kernel gives a conntrack entry its event extension only if a listener existed when
  *   the entry was created (nf_conntrack_events=2, the default): entries older than the daemon
- *   never report their end. Those found by the first dump are "polled": each scan asks
- *   conntrack for them and drops those gone or no longer offloadable.
+ *   never report their end. Those found by the first dump are "polled": conntrack is asked
+ *   for them (a GET each) and those gone or no longer offloadable are dropped. At most
+ *   POLL_BUDGET are asked per scan, in turn, so a daemon started on a busy router does not
+ *   flood conntrack: a polled entry's end is seen within polled/POLL_BUDGET + 1 scans.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -42,6 +44,7 @@
 #define EVENT_RCVBUF_MAX     (128 << 20)
 #define RECV_BUF_SIZE	     (MNL_SOCKET_BUFFER_SIZE * 16)
 #define REFRESH_MAX_S	     60 /* refresh an active entry at least this often */
+#define POLL_BUDGET	     1024 /* conntrack GETs per scan for polled entries */
 
 enum { TIMEOUT_TCP, TIMEOUT_UDP };
 
@@ -380,6 +383,8 @@ static void conn_unoffload(struct fp_ctsync *cs, struct fp_conn *c)
 		conn_flow(c, dir, &key, &value);
 		fp_flow_delete(cs->inst, c->tuple[dir].family, &key);
 	}
+	if (c->polled)
+		cs->polled--;
 	cs->state->remove_total++;
 }
 
@@ -413,7 +418,6 @@ static void conn_offload(struct fp_ctsync *cs, const struct fp_tuple *orig,
 		return;
 	}
 	c->gen = cs->dump_gen;
-	c->polled = cs->first_dump;
 	c->last_active_ns = c->last_refresh_ns = now;
 	if (orig->proto == IPPROTO_TCP && ct_set_liberal(cs, orig)) {
 		/* Without it a flow returning to the kernel may be dropped as invalid. */
@@ -447,6 +451,11 @@ static void conn_offload(struct fp_ctsync *cs, const struct fp_tuple *orig,
 		return;
 	}
 	cs->state->offload_total++;
+	if (cs->first_dump) {
+		c->polled = 1;
+		c->poll_slot = cs->next_poll_slot++;
+		cs->polled++;
+	}
 	if (fp_log_level >= LOG_DEBUG) {
 		char s[INET6_ADDRSTRLEN], d[INET6_ADDRSTRLEN];
 
@@ -611,6 +620,7 @@ struct scan_ctx {
 	uint64_t now;
 	uint32_t ports[FP_MAX_TX_PORTS]; /* attached interfaces */
 	int nr_ports;
+	uint32_t poll_stride; /* this scan polls the records whose slot matches, modulo this */
 };
 
 static bool scan_attached(const struct scan_ctx *sc, uint32_t ifindex)
@@ -661,7 +671,8 @@ static void scan_conn(struct fp_conn *c, void *arg)
 			return;
 		}
 	}
-	if (c->polled && !ct_still_offloadable(cs, &c->tuple[FP_DIR_ORIG])) {
+	if (c->polled && c->poll_slot % sc->poll_stride == cs->scans % sc->poll_stride &&
+	    !ct_still_offloadable(cs, &c->tuple[FP_DIR_ORIG])) {
 		c->doomed = 1;
 		return;
 	}
@@ -692,6 +703,8 @@ void ctsync_scan(struct fp_ctsync *cs, uint64_t now_ns)
 	struct scan_ctx sc = {.cs = cs, .now = now_ns};
 
 	sc.nr_ports = fp_tx_ports(cs->inst, sc.ports, FP_MAX_TX_PORTS);
+	sc.poll_stride = cs->polled / POLL_BUDGET + 1;
+	cs->scans++;
 	read_timeouts(cs);
 	fp_flows_walk(cs->inst, AF_INET, scan_flow, &sc);
 	fp_flows_walk(cs->inst, AF_INET6, scan_flow, &sc);

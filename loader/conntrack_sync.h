@@ -22,7 +22,10 @@ struct fp_ctsync {
 	uint32_t dump_gen;
 	uint32_t timeout_s[2]; /* established TCP, UDP stream: conntrack's own */
 	bool resync_needed;
-	bool first_dump; /* what it finds existed before us: no events (see .c) */
+	bool first_dump;	 /* what it finds existed before us: no events (see .c) */
+	uint32_t polled;	 /* records with polled set */
+	uint32_t next_poll_slot; /* the next polled record's slot */
+	uint64_t scans;
 	char *buf;	 /* receive buffer */
 };
 

@@ -53,29 +53,9 @@ static bool receive_frame(int fd, const uint8_t *want, size_t want_len, uint8_t 
 void test_attach(void)
 {
 	static uint8_t in[PKT_MAX], want[PKT_MAX], got[PKT_MAX];
-	const struct pkt_spec in_spec = {
-		.dmac = {2, 0, 0, 0, 1, 1},
-		.smac = {2, 0, 0, 0, 1, 2},
-		.family = 4,
-		.saddr = "198.18.1.2",
-		.daddr = "198.19.2.2",
-		.sport = 40000,
-		.dport = 443,
-		.proto = IPPROTO_TCP,
-		.payload_len = 300,
-	};
-	const struct pkt_spec out_spec = {
-		.dmac = {2, 0, 0, 0, 2, 2},
-		.smac = {2, 0, 0, 0, 2, 1},
-		.family = 4,
-		.saddr = "198.19.2.1",
-		.daddr = "198.19.2.2",
-		.sport = 61000,
-		.dport = 443,
-		.proto = IPPROTO_TCP,
-		.ttl = 63,
-		.payload_len = 300,
-	};
+	const struct pkt_spec in_spec = {FROM_LAN, CLI4, .proto = IPPROTO_TCP, .payload_len = 300};
+	const struct pkt_spec out_spec = {TO_WAN, CLI4_SNAT_OUT, .proto = IPPROTO_TCP, .ttl = 63,
+					  .payload_len = 300};
 	struct fp_flow_key4 key = {.ifindex = fx.lan_ifindex,
 				   .proto = IPPROTO_TCP,
 				   .sport = htons(40000),

@@ -17,43 +17,7 @@
 
 enum iface { LAN = 1, WAN };
 
-/* clang-format off: tables are easier to read aligned */
-#define MAC_LAN                                                                                    \
-	{                                                                                          \
-		2, 0, 0, 0, 1, 1                                                                   \
-	}
-#define MAC_LAN_HOST                                                                               \
-	{                                                                                          \
-		2, 0, 0, 0, 1, 2                                                                   \
-	}
-#define MAC_WAN                                                                                    \
-	{                                                                                          \
-		2, 0, 0, 0, 2, 1                                                                   \
-	}
-#define MAC_WAN_HOST                                                                               \
-	{                                                                                          \
-		2, 0, 0, 0, 2, 2                                                                   \
-	}
-#define MAC_BCAST                                                                                  \
-	{                                                                                          \
-		0xff, 0xff, 0xff, 0xff, 0xff, 0xff                                                 \
-	}
-/* clang-format on */
-
-/* Frames as they arrive from the LAN host or the WAN host, and leave towards them. */
-#define FROM_LAN .dmac = MAC_LAN, .smac = MAC_LAN_HOST
-#define FROM_WAN .dmac = MAC_WAN, .smac = MAC_WAN_HOST
-#define TO_WAN	 .dmac = MAC_WAN_HOST, .smac = MAC_WAN
-#define TO_LAN	 .dmac = MAC_LAN_HOST, .smac = MAC_LAN
-
-/* The connection most cases use: LAN client -> WAN server, masqueraded. */
-#define CLI4 .family = 4, .saddr = "198.18.1.2", .daddr = "198.19.2.2", .sport = 40000, .dport = 443
-#define CLI4_SNAT_OUT                                                                              \
-	.family = 4, .saddr = "198.19.2.1", .daddr = "198.19.2.2", .sport = 61000, .dport = 443
 #define SNAT_WAN .flags = FP_FLOW_SNAT, .nat_saddr = "198.19.2.1", .nat_sport = 61000
-#define CLI6                                                                                       \
-	.family = 6, .saddr = "2001:2:0:1::2", .daddr = "2001:2:0:2::2", .sport = 40000,           \
-	.dport = 443
 
 struct flow_spec {
 	bool none;	    /* install no flow */

@@ -179,6 +179,7 @@ fi
 
 # TCP as published router tests do it: iperf3, default TCP, MTU-sized packets.
 if [ "$DO_TCP" = 1 ]; then
+	rtr conntrack -F >/dev/null 2>&1 # the UDP flows above: not this phase's business
 	# Plain endpoints, as in the e2e testbed: an XDP program on a veth would turn off GSO/TSO
 	# on its peer and run every frame of both paths through XDP. GRO toggles bring NAPI back.
 	for i in s0 c0; do bench_in "$([ $i = s0 ] && echo "$TB_SRV" || echo "$TB_CLI")" detach "$BPIN" $i; done
