@@ -31,7 +31,8 @@
 #include "flows.h"
 #include "route_watch.h"
 
-#define READY_TIMEOUT_MS 15000
+/* The first dump of a large conntrack table takes a while (about 15 s for 1M entries here). */
+#define READY_TIMEOUT_MS 120000
 
 struct daemon {
 	struct fp_instance *inst;
@@ -338,8 +339,11 @@ int fp_daemon_start(struct fp_instance *inst, const struct fp_options *opt)
 		return 0;
 	}
 	close(pipefd[0]);
-	if (waitpid(pid, &status, WNOHANG) == 0)
-		kill(pid, SIGTERM);
+	if (waitpid(pid, &status, WNOHANG) == 0) {
+		/* Still loading a huge table: it goes on, and offloads as it gets there. */
+		fp_log(LOG_WARNING, "the sync daemon (pid %d) is still loading conntrack", pid);
+		return 0;
+	}
 	fp_err("the sync daemon did not start (see %s): traffic stays on the kernel path",
 	       opt->log_file ? opt->log_file : "syslog");
 	return -EIO;

@@ -48,7 +48,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2fx", a / b; els
 			"the IPv4 flow map holds $entries entries in $bytes bytes" \
 			"($(awk -v b="$bytes" -v e="$entries" 'BEGIN { if (e) printf "%.0f", b / e }') bytes per entry" \
 			"= per direction per flow); daemon RSS $(extra "daemon_rss_kb_$n") KiB;" \
-			"established flows offloaded by the first dump in" \
+			"established flows offloaded by the first dump (attach to all offloaded) in" \
 			"$(tr ' ' '\n' <extra.txt | sed -n "s/^dump_setup_${n}_[0-9]*=//p" | sort -n | head -1 |
 				awk -v n="$(extra "established_$n")" '{ printf "%.2f s (%.0f flows/s)", $1, n / $1 }')."
 	done

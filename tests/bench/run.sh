@@ -117,10 +117,14 @@ for n in $FLOWS; do
 		echo "$n,$r,kernel,$pps" >>"$RAW"
 
 		# 2. xdp-fastpath with its daemon; the first dump offloads the established flows
+		t0=$(date +%s.%N)
 		fastpath attach r0 r1 --flows $((n * 2 > 65536 ? n * 2 : 65536)) \
 			--log-file "$TB_TMP/daemon.log" >/dev/null
-		t=$(wait_offloaded "$est" 300) || log "only $(offloaded) of $est offloaded"
-		[ -n "$t" ] && echo "dump_setup_${n}_$r=$t" >>"$OUT/extra.txt"
+		if wait_offloaded "$est" 300 >/dev/null; then
+			echo "dump_setup_${n}_$r=$(echo "$(date +%s.%N) - $t0" | bc -l)" >>"$OUT/extra.txt"
+		else
+			log "only $(offloaded) of $est offloaded"
+		fi
 		id=$(fastpath status --json | jq .program_id)
 		read -r ns0 cnt0 <<<"$(prog_stats "$id")"
 		pps=$(measure "$n")
