@@ -112,7 +112,7 @@ if command -v gnuplot >/dev/null && [ -f pps.dat.tmp ]; then
 		set style data histograms
 		set style histogram clustered gap 1
 		set style fill solid 0.8 border -1
-		set key top left
+		set key below
 		set yrange [0:*]
 		set grid ytics
 		plot 'pps.dat' using ($2/1e6):xtic(sprintf("%d flows", $1)) title 'kernel NAT', \
