@@ -80,7 +80,7 @@ $(BENCH_BIN): tests/bench/fp_bench.c tests/bench/bench.h $(BUILD)/bench.skel.h
 $(BUILD):
 	mkdir -p $@
 
-test: $(BIN) $(TEST_BIN) $(UDP_BIN)
+test: $(BIN) $(TEST_BIN) $(UDP_BIN) $(BENCH_BIN)
 	tests/run-all.sh
 
 # The full benchmark (root, several minutes): kernel NAT vs xdp-fastpath vs the XDP ceiling.

@@ -39,6 +39,8 @@ static const char usage_text[] =
 	"      --skip-mark M[/MASK]  never offload connections whose mark matches\n"
 	"  -f, --foreground     run the daemon in the foreground (procd, systemd)\n"
 	"      --log-file FILE  background daemon log (default syslog)\n"
+	"      --event-buffer B conntrack event socket buffer in bytes (default 4 MiB); it\n"
+	"                       doubles after every overrun, up to 128 MiB\n"
 	"  -p, --pin-dir DIR    pin directory (default " FP_DEFAULT_PIN_ROOT
 	", or $XDP_FASTPATH_PIN_DIR)\n"
 	"  -j, --json           machine-readable output\n"
@@ -108,6 +110,7 @@ int main(int argc, char **argv)
 		{"skip-mark", required_argument, NULL, 'K'},
 		{"foreground", no_argument, NULL, 'f'},
 		{"log-file", required_argument, NULL, 'L'},
+		{"event-buffer", required_argument, NULL, 'E'},
 		{"pin-dir", required_argument, NULL, 'p'},
 		{"json", no_argument, NULL, 'j'},
 		{"watch", no_argument, NULL, 'w'},
@@ -122,6 +125,7 @@ int main(int argc, char **argv)
 		.flows = FP_DEFAULT_FLOWS,
 		.lease_s = 5,
 		.scan_ms = 1000,
+		.event_buffer = 4 << 20,
 	};
 	int c;
 
@@ -161,6 +165,10 @@ int main(int argc, char **argv)
 			break;
 		case 'L':
 			opt.log_file = optarg;
+			break;
+		case 'E':
+			if (parse_u32("--event-buffer", optarg, 4096, 128 << 20, &opt.event_buffer))
+				return 2;
 			break;
 		case 'p':
 			if (optarg[0] != '/' || strlen(optarg) > PATH_MAX - 32) {

@@ -25,6 +25,7 @@ struct fp_options {
 	uint32_t skip_mask;
 	int verbose;	      /* -v */
 	const char *log_file; /* --log-file: the background daemon's log instead of syslog */
+	uint32_t event_buffer; /* --event-buffer: conntrack event socket buffer, bytes */
 };
 
 /* An open instance: the pinned program and maps of one pin directory. */

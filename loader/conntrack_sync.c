@@ -40,8 +40,8 @@
 #include "flows.h"
 #include "route_watch.h"
 
-#define EVENT_RCVBUF_INITIAL (4 << 20)
 #define EVENT_RCVBUF_MAX     (128 << 20)
+#define REQUEST_RCVBUF	     (4 << 20)
 #define RECV_BUF_SIZE	     (MNL_SOCKET_BUFFER_SIZE * 16)
 #define REFRESH_MAX_S	     60 /* refresh an active entry at least this often */
 #define POLL_BUDGET	     1024 /* conntrack GETs per scan for polled entries */
@@ -75,7 +75,7 @@ int ctsync_open(struct fp_ctsync *cs, const struct fp_instance *inst, const stru
 	cs->opt = opt;
 	cs->state = state;
 	cs->route = route;
-	cs->rcvbuf = EVENT_RCVBUF_INITIAL;
+	cs->rcvbuf = opt->event_buffer;
 	cs->buf = malloc(RECV_BUF_SIZE);
 	if (!cs->buf || conntable_init(&cs->table))
 		return -ENOMEM;
@@ -93,7 +93,7 @@ int ctsync_open(struct fp_ctsync *cs, const struct fp_instance *inst, const stru
 		fp_err("cannot open a conntrack netlink socket: %s", strerror(errno));
 		return -errno;
 	}
-	set_rcvbuf(cs->request, EVENT_RCVBUF_INITIAL);
+	set_rcvbuf(cs->request, REQUEST_RCVBUF);
 	return 0;
 }
 

@@ -35,6 +35,7 @@ check "invalid --flows (zero)" expect_error 2 "invalid value for --flows" fastpa
 check "invalid --mode" expect_error 2 "invalid value for --mode" fastpath attach r0 --mode fast
 check "invalid --lease" expect_error 2 "invalid value for --lease" fastpath attach r0 --lease -1
 check "invalid --skip-mark" expect_error 2 "invalid value for --skip-mark" fastpath attach r0 --skip-mark 0x10/x
+check "invalid --event-buffer" expect_error 2 "invalid value for --event-buffer" fastpath attach r0 --event-buffer 10
 check "unknown command" expect_error 2 "unknown command 'atach'" fastpath atach r0
 check "attach without interface" expect_error 2 "attach needs an interface" fastpath attach
 check "detach with nothing attached" expect_error 1 "nothing is attached" fastpath detach

@@ -106,7 +106,7 @@ tb_cleanup() {
 		ip netns pids "$ns" 2>/dev/null | xargs -r kill 2>/dev/null
 		ip netns del "$ns" 2>/dev/null
 	done
-	rm -rf "$TB_PIN" "$TB_TMP" "/run/xdp-fastpath/xdp-fastpath-$TB".*
+	rm -rf "$TB_PIN" "$TB_TMP" "/run/xdp-fastpath/xdp-fastpath-$TB".* "/sys/fs/bpf/fpbench-$TB"
 	return $rc
 }
 
