@@ -23,8 +23,8 @@ struct fp_options {
 	uint32_t scan_ms;    /* --scan-ms */
 	uint32_t skip_mark;  /* --skip-mark MARK[/MASK] */
 	uint32_t skip_mask;
-	int verbose;	      /* -v */
-	const char *log_file; /* --log-file: the background daemon's log instead of syslog */
+	int verbose;	       /* -v */
+	const char *log_file;  /* --log-file: the background daemon's log instead of syslog */
 	uint32_t event_buffer; /* --event-buffer: conntrack event socket buffer, bytes */
 };
 

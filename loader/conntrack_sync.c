@@ -40,11 +40,11 @@
 #include "flows.h"
 #include "route_watch.h"
 
-#define EVENT_RCVBUF_MAX     (128 << 20)
-#define REQUEST_RCVBUF	     (4 << 20)
-#define RECV_BUF_SIZE	     (MNL_SOCKET_BUFFER_SIZE * 16)
-#define REFRESH_MAX_S	     60 /* refresh an active entry at least this often */
-#define POLL_BUDGET	     1024 /* conntrack GETs per scan for polled entries */
+#define EVENT_RCVBUF_MAX (128 << 20)
+#define REQUEST_RCVBUF	 (4 << 20)
+#define RECV_BUF_SIZE	 (MNL_SOCKET_BUFFER_SIZE * 16)
+#define REFRESH_MAX_S	 60   /* refresh an active entry at least this often */
+#define POLL_BUDGET	 1024 /* conntrack GETs per scan for polled entries */
 
 enum { TIMEOUT_TCP, TIMEOUT_UDP };
 
@@ -197,23 +197,33 @@ static void ct_set_tuple(struct nf_conntrack *ct, const struct fp_tuple *t)
 
 /* Requests: one message, one acknowledgement. */
 
-static int ct_request(struct fp_ctsync *cs, struct nf_conntrack *ct, uint8_t family, int msg_type,
-		      mnl_cb_t cb, void *data)
+/* A ctnetlink message header in buf, with the next sequence number. */
+static struct nlmsghdr *ct_msg_start(struct fp_ctsync *cs, char *buf, int msg_type, uint16_t flags,
+				     uint8_t family)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE];
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
 	struct nfgenmsg *nfh;
-	uint32_t seq = ++cs->request_seq;
-	ssize_t n;
-	int err;
 
 	nlh->nlmsg_type = (NFNL_SUBSYS_CTNETLINK << 8) | msg_type;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK; /* CT_NEW without NLM_F_CREATE: change only */
-	nlh->nlmsg_seq = seq;
+	nlh->nlmsg_flags = flags;
+	nlh->nlmsg_seq = ++cs->request_seq;
 	nfh = mnl_nlmsg_put_extra_header(nlh, sizeof(*nfh));
 	nfh->nfgen_family = family;
 	nfh->version = NFNETLINK_V0;
 	nfh->res_id = 0;
+	return nlh;
+}
+
+static int ct_request(struct fp_ctsync *cs, struct nf_conntrack *ct, uint8_t family, int msg_type,
+		      mnl_cb_t cb, void *data)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	/* CT_NEW without NLM_F_CREATE: change only */
+	struct nlmsghdr *nlh = ct_msg_start(cs, buf, msg_type, NLM_F_REQUEST | NLM_F_ACK, family);
+	uint32_t seq = nlh->nlmsg_seq;
+	ssize_t n;
+	int err;
+
 	if (nfct_nlmsg_build(nlh, ct) < 0)
 		return -EINVAL;
 	if (mnl_socket_sendto(cs->request, nlh, nlh->nlmsg_len) < 0)
@@ -541,9 +551,10 @@ static void reap_cb(struct fp_conn *c, void *arg)
 int ctsync_resync(struct fp_ctsync *cs)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
-	struct nfgenmsg *nfh;
-	uint32_t seq = ++cs->request_seq;
+	/* AF_UNSPEC: IPv4 and IPv6 */
+	struct nlmsghdr *nlh =
+		ct_msg_start(cs, buf, IPCTNL_MSG_CT_GET, NLM_F_REQUEST | NLM_F_DUMP, AF_UNSPEC);
+	uint32_t seq = nlh->nlmsg_seq;
 	ssize_t n;
 	int err;
 
@@ -551,13 +562,6 @@ int ctsync_resync(struct fp_ctsync *cs)
 	cs->first_dump = cs->dump_gen == 0;
 	cs->dump_gen++;
 	cs->resync_needed = false;
-	nlh->nlmsg_type = (NFNL_SUBSYS_CTNETLINK << 8) | IPCTNL_MSG_CT_GET;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-	nlh->nlmsg_seq = seq;
-	nfh = mnl_nlmsg_put_extra_header(nlh, sizeof(*nfh));
-	nfh->nfgen_family = AF_UNSPEC; /* IPv4 and IPv6 */
-	nfh->version = NFNETLINK_V0;
-	nfh->res_id = 0;
 	if (mnl_socket_sendto(cs->request, nlh, nlh->nlmsg_len) < 0) {
 		fp_err("conntrack dump request failed: %s", strerror(errno));
 		return -errno;

@@ -26,7 +26,7 @@ struct fp_ctsync {
 	uint32_t polled;	 /* records with polled set */
 	uint32_t next_poll_slot; /* the next polled record's slot */
 	uint64_t scans;
-	char *buf;	 /* receive buffer */
+	char *buf; /* receive buffer */
 };
 
 int ctsync_open(struct fp_ctsync *cs, const struct fp_instance *inst, const struct fp_options *opt,

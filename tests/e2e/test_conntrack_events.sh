@@ -2,17 +2,13 @@
 # The daemon follows conntrack: connections that existed before it started are picked up by
 # its first dump; 'conntrack -D' and 'conntrack -F' take flows out of the fastpath.
 . "$(dirname "$0")/testbed.sh"
-UDP=$TB_ROOT/build/fp-udp
 tb_setup
 
 # Two UDP conversations before the daemon exists (replied, so offloadable).
-srv "$UDP" server 6000 >/dev/null &
-TB_PIDS+=($!)
-srv "$UDP" server 6001 >/dev/null &
-TB_PIDS+=($!)
-tb_wait 5 bash -c "ip netns exec $TB_SRV ss -Hlun 'sport = :6001' | grep -q ."
-cli "$UDP" client 198.19.2.2 6000 10 >/dev/null
-cli "$UDP" client 198.19.2.2 6001 10 >/dev/null
+tb_udp_server 6000
+tb_udp_server 6001
+cli "$FP_UDP" client 198.19.2.2 6000 10 >/dev/null
+cli "$FP_UDP" client 198.19.2.2 6001 10 >/dev/null
 tb_attach || exit 1
 check "both pre-existing connections are offloaded by the first dump" \
 	eq "$(tb_status | jq .offloaded)" 2
@@ -27,10 +23,8 @@ check "'conntrack -F' removes every flow" tb_wait 2 no_flows
 check "and the daemon knows" eq "$(tb_status | jq .offloaded)" 0
 
 # A connection that starts while the daemon runs reports its own end (DESTROY event).
-srv "$UDP" server 6002 >/dev/null &
-TB_PIDS+=($!)
-tb_wait 5 bash -c "ip netns exec $TB_SRV ss -Hlun 'sport = :6002' | grep -q ."
-cli "$UDP" client 198.19.2.2 6002 10 >/dev/null
+tb_udp_server 6002
+cli "$FP_UDP" client 198.19.2.2 6002 10 >/dev/null
 offloaded_one() { [ "$(tb_status | jq .offloaded)" = 1 ]; }
 check "a new connection is offloaded once replied" tb_wait 2 offloaded_one
 rtr conntrack -D -p udp --orig-port-dst 6002 >/dev/null 2>&1

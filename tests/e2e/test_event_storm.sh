@@ -4,15 +4,12 @@
 # resync from a dump, and end with exactly the offloadable connections, both directions.
 . "$(dirname "$0")/testbed.sh"
 BENCH=$TB_ROOT/build/fp-bench
-UDP=$TB_ROOT/build/fp-udp
 FLOWS=20000
 tb_setup
 mac_of() { ip -n "$1" -o link show "$2" | sed 's/.*link\/ether \([0-9a-f:]*\).*/\1/'; }
 # A sink on the client drops the replies (the client's stack would answer with ICMP).
 nsenter --net=/run/netns/"$TB_CLI" "$BENCH" sink "/sys/fs/bpf/fpbench-$TB" c0
-srv "$UDP" server 10000 >/dev/null &
-TB_PIDS+=($!)
-tb_wait 5 bash -c "ip netns exec $TB_SRV ss -Hlun 'sport = :10000' | grep -q ."
+tb_udp_server 10000
 tb_attach --event-buffer 16384 || exit 1
 
 # 20000 new UDP flows, each sent three times, answered by the echo server.

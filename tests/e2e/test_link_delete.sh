@@ -2,13 +2,10 @@
 # An attached interface that disappears: the kernel drops it from the egress map, the daemon
 # removes its flows and its link pin, and keeps serving the other interfaces.
 . "$(dirname "$0")/testbed.sh"
-UDP=$TB_ROOT/build/fp-udp
 tb_setup
 tb_attach || exit 1
-srv "$UDP" server 6000 >/dev/null &
-TB_PIDS+=($!)
-tb_wait 5 bash -c "ip netns exec $TB_SRV ss -Hlun 'sport = :6000' | grep -q ."
-cli "$UDP" client 198.19.2.2 6000 100 >/dev/null
+tb_udp_server 6000
+cli "$FP_UDP" client 198.19.2.2 6000 100 >/dev/null
 check "a connection is offloaded" eq "$(tb_flow_entries)" 2
 r0=$(ip -n "$TB_RTR" -o link show r0 | cut -d: -f1)
 ip -n "$TB_RTR" link del r0

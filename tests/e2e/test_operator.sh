@@ -3,13 +3,10 @@
 # mapping, stats --watch with rates, maps bpftool shows with named fields (BTF), and
 # detaching one interface taking its flows out of the fastpath.
 . "$(dirname "$0")/testbed.sh"
-UDP=$TB_ROOT/build/fp-udp
 tb_setup
 tb_attach || exit 1
-srv "$UDP" server 6000 >/dev/null &
-TB_PIDS+=($!)
-tb_wait 5 bash -c "ip netns exec $TB_SRV ss -Hlun 'sport = :6000' | grep -q ."
-cli "$UDP" client 198.19.2.2 6000 200 >/dev/null
+tb_udp_server 6000
+cli "$FP_UDP" client 198.19.2.2 6000 200 >/dev/null
 
 status_json_ok() { fastpath status --json | jq -e '.daemon_pid > 0' >/dev/null; }
 stats_json_ok() { fastpath stats --json | jq -e '.forwarded > 0' >/dev/null; }

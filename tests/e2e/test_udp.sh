@@ -2,15 +2,12 @@
 # A bidirectional UDP stream through masquerade: offloaded once the reply is seen, every
 # datagram echoed intact, the server sees the WAN address, TTL decremented once.
 . "$(dirname "$0")/testbed.sh"
-UDP=$TB_ROOT/build/fp-udp
 tb_setup
 tb_attach || exit 1
 
-srv "$UDP" server 6000 >"$TB_TMP/udp-server.out" &
-TB_PIDS+=($!)
-tb_wait 5 bash -c "ip netns exec $TB_SRV ss -Hlun 'sport = :6000' | grep -q ."
+tb_udp_server 6000 "$TB_TMP/udp-server.out"
 tb_share_start
-check "20000 datagrams echoed intact" cli "$UDP" client 198.19.2.2 6000 20000
+check "20000 datagrams echoed intact" cli "$FP_UDP" client 198.19.2.2 6000 20000
 wait "${TB_PIDS[-1]}"
 read -r _ peer _ received _ ttl <"$TB_TMP/udp-server.out"
 tb_log "  server: $(cat "$TB_TMP/udp-server.out")"

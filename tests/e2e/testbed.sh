@@ -158,6 +158,15 @@ tb_tcp_transfer() {
 }
 srv_listening() { srv ss -Hltn "sport = :$1" | grep -q .; }
 
+FP_UDP=$TB_ROOT/build/fp-udp
+# tb_udp_server PORT [OUTFILE]: an fp-udp echo server on the server host, listening on return.
+tb_udp_server() {
+	srv "$FP_UDP" server "$1" >"${2:-/dev/null}" &
+	TB_PIDS+=($!)
+	tb_wait 5 srv_udp_listening "$1"
+}
+srv_udp_listening() { srv ss -Hlun "sport = :$1" | grep -q .; }
+
 # Checks: a failed check is reported and makes the test fail at its end (tb_done).
 TB_FAILED=0
 check() { # DESCRIPTION COMMAND...
