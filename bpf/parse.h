@@ -51,6 +51,7 @@ struct fp_pkt {
 	__u8 tcp_flags;
 };
 
+/* The IANA "IPv6 Extension Header Types" (RFC 7045, RFC 8200). */
 static __always_inline bool fp_ipv6_is_ext_header(__u8 nexthdr)
 {
 	switch (nexthdr) {
@@ -58,10 +59,13 @@ static __always_inline bool fp_ipv6_is_ext_header(__u8 nexthdr)
 	case IPPROTO_ROUTING:
 	case IPPROTO_FRAGMENT:
 	case IPPROTO_DSTOPTS:
+	case IPPROTO_ESP:
 	case IPPROTO_AH:
 	case IPPROTO_MH:
 	case 139: /* Host Identity Protocol */
 	case 140: /* Shim6 */
+	case 253: /* experimentation and testing (RFC 3692) */
+	case 254:
 		return true;
 	}
 	return false;

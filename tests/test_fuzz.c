@@ -69,8 +69,9 @@ static uint16_t get16(const uint8_t *p)
 
 static bool ext_header(uint8_t nh)
 {
+	/* IANA "IPv6 Extension Header Types" */
 	return nh == 0 || nh == 43 || nh == 44 || nh == 50 || nh == 51 || nh == 60 || nh == 135 ||
-	       nh == 139 || nh == 140;
+	       nh == 139 || nh == 140 || nh == 253 || nh == 254;
 }
 
 static const struct ref_flow *ref_lookup(const uint8_t *l3, const uint8_t *l4, int family,
