@@ -70,7 +70,7 @@ bool fp_tx_port_attached(const struct fp_instance *inst, uint32_t ifindex);
 void fp_run_paths(const struct fp_instance *inst, char *pid, char *lock, size_t len);
 
 /* flows.c */
-int fp_flows_delete_ifindex(const struct fp_instance *inst, uint32_t ifindex);
+uint32_t fp_flows_delete_ifindex(const struct fp_instance *inst, uint32_t ifindex);
 int fp_flows_count(const struct fp_instance *inst, uint32_t *v4, uint32_t *v6);
 
 /* daemon.c */

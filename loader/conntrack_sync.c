@@ -558,7 +558,6 @@ int ctsync_resync(struct fp_ctsync *cs)
 	ssize_t n;
 	int err;
 
-	read_timeouts(cs);
 	cs->first_dump = cs->dump_gen == 0;
 	cs->dump_gen++;
 	cs->resync_needed = false;

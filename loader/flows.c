@@ -148,27 +148,37 @@ out:
 	return err;
 }
 
-static int delete_if_on(int family, const union fp_flow_key *key, const union fp_flow_value *value,
-			void *arg)
+struct delete_ctx {
+	const struct fp_instance *inst;
+	uint32_t ifindex; /* 0: every entry */
+	uint32_t deleted;
+};
+
+static int delete_matching(int family, const union fp_flow_key *key,
+			   const union fp_flow_value *value, void *arg)
 {
-	const struct fp_instance *inst = ((void **)arg)[0];
-	uint32_t ifindex = *(uint32_t *)((void **)arg)[1];
+	struct delete_ctx *dc = arg;
 	uint32_t ingress = family == AF_INET ? key->v4.ifindex : key->v6.ifindex;
 	const struct fp_flow_meta *meta = family == AF_INET ? &value->v4.meta : &value->v6.meta;
 
-	if (ingress == ifindex || (meta->nh_gen && meta->oif == ifindex))
-		fp_flow_delete(inst, family, key);
+	if (dc->ifindex && ingress != dc->ifindex && !(meta->nh_gen && meta->oif == dc->ifindex))
+		return 0;
+	if (fp_flow_delete(dc->inst, family, key) == 0)
+		dc->deleted++;
 	return 0;
 }
 
-/* Removes every entry arriving on, or cached as leaving through, ifindex. */
-int fp_flows_delete_ifindex(const struct fp_instance *inst, uint32_t ifindex)
+/*
+ * Removes every entry arriving on, or cached as leaving through, ifindex; with ifindex 0,
+ * every entry. Returns how many were removed.
+ */
+uint32_t fp_flows_delete_ifindex(const struct fp_instance *inst, uint32_t ifindex)
 {
-	void *arg[2] = {(void *)inst, &ifindex};
+	struct delete_ctx dc = {.inst = inst, .ifindex = ifindex};
 
-	fp_flows_walk(inst, AF_INET, delete_if_on, arg);
-	fp_flows_walk(inst, AF_INET6, delete_if_on, arg);
-	return 0;
+	fp_flows_walk(inst, AF_INET, delete_matching, &dc);
+	fp_flows_walk(inst, AF_INET6, delete_matching, &dc);
+	return dc.deleted;
 }
 
 static int count_one(int family, const union fp_flow_key *key, const union fp_flow_value *value,
@@ -288,24 +298,11 @@ int cmd_flows(int argc, char **argv, struct fp_options *opt)
 	return 0;
 }
 
-static int delete_one(int family, const union fp_flow_key *key, const union fp_flow_value *value,
-		      void *arg)
-{
-	const struct fp_instance *inst = ((void **)arg)[0];
-	uint32_t *deleted = ((void **)arg)[1];
-
-	(void)value;
-	if (fp_flow_delete(inst, family, key) == 0)
-		(*deleted)++;
-	return 0;
-}
-
 /* Empties the flow maps; the daemon, told by SIGHUP, offloads again from a fresh dump. */
 int cmd_flush(int argc, char **argv, struct fp_options *opt)
 {
 	struct fp_instance inst;
-	uint32_t deleted = 0;
-	void *arg[2] = {&inst, &deleted};
+	uint32_t deleted;
 	int pid, err;
 
 	(void)argv;
@@ -313,8 +310,7 @@ int cmd_flush(int argc, char **argv, struct fp_options *opt)
 	if (err)
 		return err;
 	pid = fp_daemon_pid(&inst);
-	fp_flows_walk(&inst, AF_INET, delete_one, arg);
-	fp_flows_walk(&inst, AF_INET6, delete_one, arg);
+	deleted = fp_flows_delete_ifindex(&inst, 0);
 	if (pid > 0)
 		kill(pid, SIGHUP);
 	printf("flushed %u flow entries\n", deleted);

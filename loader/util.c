@@ -12,18 +12,24 @@
 int fp_log_level = LOG_NOTICE;
 bool fp_log_to_syslog;
 
+static void vlog(int level, const char *fmt, va_list ap)
+{
+	if (fp_log_to_syslog) {
+		vsyslog(level, fmt, ap);
+		return;
+	}
+	fputs("xdp-fastpath: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+/* Errors are shown whatever the log level. */
 void fp_err(const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	if (fp_log_to_syslog) {
-		vsyslog(LOG_ERR, fmt, ap);
-	} else {
-		fputs("xdp-fastpath: ", stderr);
-		vfprintf(stderr, fmt, ap);
-		fputc('\n', stderr);
-	}
+	vlog(LOG_ERR, fmt, ap);
 	va_end(ap);
 }
 
@@ -34,13 +40,7 @@ void fp_log(int level, const char *fmt, ...)
 	if (level > fp_log_level)
 		return;
 	va_start(ap, fmt);
-	if (fp_log_to_syslog) {
-		vsyslog(level, fmt, ap);
-	} else {
-		fputs("xdp-fastpath: ", stderr);
-		vfprintf(stderr, fmt, ap);
-		fputc('\n', stderr);
-	}
+	vlog(level, fmt, ap);
 	va_end(ap);
 }
 
