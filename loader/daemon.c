@@ -115,12 +115,29 @@ static void write_heartbeat(struct daemon *d, uint64_t now, bool bump_gen)
 	if (fp_read_config(d->inst, &cfg))
 		return;
 	cfg.heartbeat_ns = now;
+	/* The lease is the running daemon's (--lease): a clean stop may have shortened it. */
+	cfg.lease_ns = (uint64_t)d->opt->lease_s * 1000000000ull;
 	if (bump_gen) {
 		cfg.nh_gen = cfg.nh_gen + 1 ? cfg.nh_gen + 1 : 1;
 		d->state.nh_bumps++;
 	}
 	if (fp_write_config(d->inst, &cfg))
 		d->state.errors++;
+}
+
+/* A heartbeat that has expired: the datapath passes everything from now on. */
+static void stale_heartbeat(const struct fp_instance *inst)
+{
+	struct fp_config cfg;
+
+	if (fp_read_config(inst, &cfg))
+		return;
+	cfg.heartbeat_ns = 0;
+	/* With no lease the heartbeat is not checked: the shortest one stops forwarding too.
+	 * The next daemon writes its own lease. */
+	if (!cfg.lease_ns)
+		cfg.lease_ns = 1;
+	fp_write_config(inst, &cfg);
 }
 
 static void scan(struct daemon *d)
@@ -259,16 +276,7 @@ static int daemon_run(struct fp_instance *inst, const struct fp_options *opt, in
 	/* Clean stop: the kernel takes every flow back now, not after the lease. */
 	fp_log(LOG_NOTICE, "stopping: returning %zu connections to the kernel", d.cs.table.count);
 	ctsync_drop_all(&d.cs);
-	{
-		struct fp_config cfg;
-
-		if (fp_read_config(inst, &cfg) == 0) {
-			cfg.heartbeat_ns = 0;
-			if (!cfg.lease_ns)
-				cfg.lease_ns = 1; /* no lease configured: still stop forwarding */
-			fp_write_config(inst, &cfg);
-		}
-	}
+	stale_heartbeat(inst);
 	d.state.pid = 0;
 	publish_state(&d);
 	remove_pid_file(inst);
