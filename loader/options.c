@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The command line's options: parsed and checked before anything is changed. Kept apart
+ * from the commands so that tests/fuzz/fuzz_cli.c can drive it with hostile arguments.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/if_link.h>
+
+#include "common.h"
+#include "options.h"
+
+const char fp_usage_text[] =
+	"Usage: xdp-fastpath [OPTIONS] COMMAND [ARGS]\n"
+	"\n"
+	"XDP flow offload for Linux routers: packets of connections the firewall accepted\n"
+	"are NATed and forwarded by XDP; everything else takes the kernel path as before.\n"
+	"\n"
+	"Commands:\n"
+	"  attach IFACE...   load, pin and attach to each interface, start the sync daemon\n"
+	"  detach [IFACE...] detach from the interfaces; with none (or the last), stop the\n"
+	"                    daemon and remove everything\n"
+	"  status            interfaces, daemon, heartbeat, flows, counters\n"
+	"  stats             per-reason packet counters of the datapath\n"
+	"  flows             the offloaded flows, one line per direction\n"
+	"  flush             remove every offloaded flow; the daemon offloads again from "
+	"conntrack\n"
+	"\n"
+	"Options:\n"
+	"  -m, --mode MODE      attach mode: native, generic or auto (default auto)\n"
+	"  -n, --flows N        flow table size per family, at first attach (default 65536)\n"
+	"  -l, --lease S        heartbeat lease in seconds: with the daemon silent that long,\n"
+	"                       all traffic goes to the kernel; 0 disables (default 5)\n"
+	"      --scan-ms MS     daemon scan interval (default 1000)\n"
+	"      --skip-mark M[/MASK]  never offload connections whose mark matches\n"
+	"  -f, --foreground     run the daemon in the foreground (procd, systemd)\n"
+	"      --log-file FILE  background daemon log (default syslog)\n"
+	"      --event-buffer B conntrack event socket buffer in bytes (default 4 MiB); it\n"
+	"                       doubles after every overrun, up to 128 MiB\n"
+	"  -p, --pin-dir DIR    pin directory (default " FP_DEFAULT_PIN_ROOT
+	", or $XDP_FASTPATH_PIN_DIR)\n"
+	"  -j, --json           machine-readable output\n"
+	"  -w, --watch          stats: print every second, with rates\n"
+	"  -v, --verbose        more log output (twice: debug)\n"
+	"  -V, --version        print the version\n"
+	"  -h, --help           this text\n";
+
+/* A whole number in [min, max], or an error naming the option. */
+static int parse_u32(const char *opt, const char *arg, uint32_t min, uint32_t max, uint32_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(arg, &end, 0);
+	if (errno || end == arg || *end || arg[0] == '-' || v < min || v > max) {
+		fp_err("invalid value for %s: '%s' (a number from %u to %u)", opt, arg, min, max);
+		return -EINVAL;
+	}
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static int parse_mark(const char *arg, struct fp_options *o)
+{
+	char buf[64], *slash;
+
+	snprintf(buf, sizeof(buf), "%s", arg);
+	slash = strchr(buf, '/');
+	if (slash)
+		*slash++ = '\0';
+	o->skip_mask = 0xffffffff;
+	if (parse_u32("--skip-mark", buf, 0, 0xffffffff, &o->skip_mark) ||
+	    (slash && parse_u32("--skip-mark mask", slash, 1, 0xffffffff, &o->skip_mask)))
+		return -EINVAL;
+	o->skip_mark &= o->skip_mask;
+	return 0;
+}
+
+int fp_options_parse(int argc, char **argv, struct fp_options *opt)
+{
+	static const struct option long_opts[] = {
+		{"mode", required_argument, NULL, 'm'},
+		{"flows", required_argument, NULL, 'n'},
+		{"lease", required_argument, NULL, 'l'},
+		{"scan-ms", required_argument, NULL, 'S'},
+		{"skip-mark", required_argument, NULL, 'K'},
+		{"foreground", no_argument, NULL, 'f'},
+		{"log-file", required_argument, NULL, 'L'},
+		{"event-buffer", required_argument, NULL, 'E'},
+		{"pin-dir", required_argument, NULL, 'p'},
+		{"json", no_argument, NULL, 'j'},
+		{"watch", no_argument, NULL, 'w'},
+		{"verbose", no_argument, NULL, 'v'},
+		{"version", no_argument, NULL, 'V'},
+		{"help", no_argument, NULL, 'h'},
+		{0},
+	};
+	int c;
+
+	*opt = (struct fp_options){
+		.pin_dir = getenv("XDP_FASTPATH_PIN_DIR") ? getenv("XDP_FASTPATH_PIN_DIR")
+							  : FP_DEFAULT_PIN_ROOT,
+		.flows = FP_DEFAULT_FLOWS,
+		.lease_s = 5,
+		.scan_ms = 1000,
+		.event_buffer = 4 << 20,
+	};
+	optind = 0; /* glibc: a full reinitialisation, so it may be called again */
+
+	while ((c = getopt_long(argc, argv, "m:n:l:fp:jwvVh", long_opts, NULL)) != -1) {
+		switch (c) {
+		case 'm':
+			if (!strcmp(optarg, "native")) {
+				opt->mode = XDP_FLAGS_DRV_MODE;
+			} else if (!strcmp(optarg, "generic")) {
+				opt->mode = XDP_FLAGS_SKB_MODE;
+			} else if (!strcmp(optarg, "auto")) {
+				opt->mode = 0;
+			} else {
+				fp_err("invalid value for --mode: '%s' (native, generic or auto)",
+				       optarg);
+				return FP_PARSE_ERROR;
+			}
+			break;
+		case 'n':
+			if (parse_u32("--flows", optarg, 1, 1 << 24, &opt->flows))
+				return FP_PARSE_ERROR;
+			break;
+		case 'l':
+			if (parse_u32("--lease", optarg, 0, 3600, &opt->lease_s))
+				return FP_PARSE_ERROR;
+			break;
+		case 'S':
+			if (parse_u32("--scan-ms", optarg, 10, 60000, &opt->scan_ms))
+				return FP_PARSE_ERROR;
+			break;
+		case 'K':
+			if (parse_mark(optarg, opt))
+				return FP_PARSE_ERROR;
+			break;
+		case 'f':
+			opt->foreground = true;
+			break;
+		case 'L':
+			opt->log_file = optarg;
+			break;
+		case 'E':
+			if (parse_u32("--event-buffer", optarg, 4096, 128 << 20,
+				      &opt->event_buffer))
+				return FP_PARSE_ERROR;
+			break;
+		case 'p':
+			if (optarg[0] != '/' || strlen(optarg) > PATH_MAX - 32) {
+				fp_err("invalid value for --pin-dir: '%s' (an absolute path)",
+				       optarg);
+				return FP_PARSE_ERROR;
+			}
+			opt->pin_dir = optarg;
+			break;
+		case 'j':
+			opt->json = true;
+			break;
+		case 'w':
+			opt->watch = true;
+			break;
+		case 'v':
+			opt->verbose++;
+			break;
+		case 'V':
+			printf("xdp-fastpath %s\n", FP_VERSION);
+			return FP_PARSE_EXIT;
+		case 'h':
+			fputs(fp_usage_text, stdout);
+			return FP_PARSE_EXIT;
+		default:
+			fprintf(stderr, "Try 'xdp-fastpath --help'.\n");
+			return FP_PARSE_ERROR;
+		}
+	}
+	if (opt->lease_s && (uint64_t)opt->lease_s * 1000 < 2ull * opt->scan_ms) {
+		fp_err("--lease %u s is shorter than two scans (--scan-ms %u): the fastpath would "
+		       "keep switching off",
+		       opt->lease_s, opt->scan_ms);
+		return FP_PARSE_ERROR;
+	}
+	if (opt->lease_s && (uint64_t)opt->lease_s * 1000 < 2ull * opt->scan_ms) {
+		fp_err("--lease %u s is shorter than two scans (--scan-ms %u): the fastpath would "
+		       "keep switching off",
+		       opt->lease_s, opt->scan_ms);
+		return FP_PARSE_ERROR;
+	}
+	return optind;
+}
