@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <limits.h>
+#include <stddef.h>
 
 #include "xdp_fastpath.h"
 
@@ -50,6 +51,9 @@ static inline uint64_t fp_elapsed_ns(uint64_t now, uint64_t then)
 	return now > then ? now - then : 0;
 }
 int fp_ifname(int ifindex, char *buf); /* "?" when unknown; buf of IF_NAMESIZE */
+/* Every netlink message in buf lies within it (see util.c). */
+bool fp_nlmsg_stream_ok(const void *buf, size_t len);
+int fp_nl_error(void); /* -errno after mnl_cb_run() failed, always a valid one */
 
 /* instance.c */
 int fp_check_environment(const char *pin_dir, bool may_mount);

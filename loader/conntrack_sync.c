@@ -37,14 +37,16 @@
 #include <bpf/bpf.h>
 
 #include "conntrack_sync.h"
+#include "ctnetlink.h"
 #include "flows.h"
 #include "route_watch.h"
 
 #define EVENT_RCVBUF_MAX (128 << 20)
-#define REQUEST_RCVBUF	 (4 << 20)
+#define DUMP_RCVBUF	 (4 << 20)
 #define RECV_BUF_SIZE	 (MNL_SOCKET_BUFFER_SIZE * 16)
-#define REFRESH_MAX_S	 60   /* refresh an active entry at least this often */
-#define POLL_BUDGET	 1024 /* conntrack GETs per scan for polled entries */
+#define REQUEST_BUF_SIZE MNL_SOCKET_BUFFER_SIZE /* an ACK or one entry */
+#define REFRESH_MAX_S	 60			/* refresh an active entry at least this often */
+#define POLL_BUDGET	 1024			/* conntrack GETs per scan for polled entries */
 
 enum { TIMEOUT_TCP, TIMEOUT_UDP };
 
@@ -77,7 +79,8 @@ int ctsync_open(struct fp_ctsync *cs, const struct fp_instance *inst, const stru
 	cs->route = route;
 	cs->rcvbuf = opt->event_buffer;
 	cs->buf = malloc(RECV_BUF_SIZE);
-	if (!cs->buf || conntable_init(&cs->table))
+	cs->request_buf = malloc(REQUEST_BUF_SIZE);
+	if (!cs->buf || !cs->request_buf || conntable_init(&cs->table))
 		return -ENOMEM;
 	cs->events = ct_socket(NF_NETLINK_CONNTRACK_NEW | NF_NETLINK_CONNTRACK_UPDATE |
 			       NF_NETLINK_CONNTRACK_DESTROY);
@@ -89,11 +92,12 @@ int ctsync_open(struct fp_ctsync *cs, const struct fp_instance *inst, const stru
 	set_rcvbuf(cs->events, cs->rcvbuf);
 	fcntl(mnl_socket_get_fd(cs->events), F_SETFL, O_NONBLOCK);
 	cs->request = ct_socket(0);
-	if (!cs->request) {
+	cs->dump = ct_socket(0);
+	if (!cs->request || !cs->dump) {
 		fp_err("cannot open a conntrack netlink socket: %s", strerror(errno));
 		return -errno;
 	}
-	set_rcvbuf(cs->request, REQUEST_RCVBUF);
+	set_rcvbuf(cs->dump, DUMP_RCVBUF);
 	return 0;
 }
 
@@ -103,10 +107,13 @@ void ctsync_close(struct fp_ctsync *cs)
 		mnl_socket_close(cs->events);
 	if (cs->request)
 		mnl_socket_close(cs->request);
+	if (cs->dump)
+		mnl_socket_close(cs->dump);
 	conntable_free(&cs->table);
 	free(cs->buf);
-	cs->events = cs->request = NULL;
-	cs->buf = NULL;
+	free(cs->request_buf);
+	cs->events = cs->request = cs->dump = NULL;
+	cs->buf = cs->request_buf = NULL;
 }
 
 int ctsync_event_fd(const struct fp_ctsync *cs)
@@ -141,44 +148,6 @@ static uint32_t conn_timeout_s(const struct fp_ctsync *cs, const struct fp_conn 
 }
 
 /* Tuples */
-
-static bool ct_tuple(const struct nf_conntrack *ct, int dir, struct fp_tuple *t)
-{
-	static const int attrs[2][7] = {
-		{ATTR_ORIG_L3PROTO, ATTR_ORIG_L4PROTO, ATTR_ORIG_IPV4_SRC, ATTR_ORIG_IPV4_DST,
-		 ATTR_ORIG_IPV6_SRC, ATTR_ORIG_IPV6_DST, ATTR_ORIG_PORT_SRC},
-		{ATTR_REPL_L3PROTO, ATTR_REPL_L4PROTO, ATTR_REPL_IPV4_SRC, ATTR_REPL_IPV4_DST,
-		 ATTR_REPL_IPV6_SRC, ATTR_REPL_IPV6_DST, ATTR_REPL_PORT_SRC},
-	};
-	const int *a = attrs[dir];
-	int port_dst = dir == FP_DIR_ORIG ? ATTR_ORIG_PORT_DST : ATTR_REPL_PORT_DST;
-
-	memset(t, 0, sizeof(*t));
-	if (!nfct_attr_is_set(ct, a[0]) || !nfct_attr_is_set(ct, a[1]))
-		return false;
-	t->family = nfct_get_attr_u8(ct, a[0]);
-	t->proto = nfct_get_attr_u8(ct, a[1]);
-	if (t->proto != IPPROTO_TCP && t->proto != IPPROTO_UDP)
-		return false;
-	if (t->family == AF_INET) {
-		if (!nfct_attr_is_set(ct, a[2]) || !nfct_attr_is_set(ct, a[3]))
-			return false;
-		t->src[0] = nfct_get_attr_u32(ct, a[2]);
-		t->dst[0] = nfct_get_attr_u32(ct, a[3]);
-	} else if (t->family == AF_INET6) {
-		if (!nfct_attr_is_set(ct, a[4]) || !nfct_attr_is_set(ct, a[5]))
-			return false;
-		memcpy(t->src, nfct_get_attr(ct, a[4]), 16);
-		memcpy(t->dst, nfct_get_attr(ct, a[5]), 16);
-	} else {
-		return false;
-	}
-	if (!nfct_attr_is_set(ct, a[6]) || !nfct_attr_is_set(ct, port_dst))
-		return false;
-	t->sport = nfct_get_attr_u16(ct, a[6]);
-	t->dport = nfct_get_attr_u16(ct, port_dst);
-	return true;
-}
 
 static void ct_set_tuple(struct nf_conntrack *ct, const struct fp_tuple *t)
 {
@@ -229,12 +198,15 @@ static int ct_request(struct fp_ctsync *cs, struct nf_conntrack *ct, uint8_t fam
 	if (mnl_socket_sendto(cs->request, nlh, nlh->nlmsg_len) < 0)
 		return -errno;
 	do {
-		n = mnl_socket_recvfrom(cs->request, cs->buf, RECV_BUF_SIZE);
+		n = mnl_socket_recvfrom(cs->request, cs->request_buf, REQUEST_BUF_SIZE);
 		if (n < 0)
 			return -errno;
-		err = mnl_cb_run(cs->buf, n, seq, mnl_socket_get_portid(cs->request), cb, data);
+		if (!fp_nlmsg_stream_ok(cs->request_buf, n))
+			return -EBADMSG;
+		err = mnl_cb_run(cs->request_buf, n, seq, mnl_socket_get_portid(cs->request), cb,
+				 data);
 	} while (err == MNL_CB_OK);
-	return err < 0 ? -errno : 0;
+	return err < 0 ? fp_nl_error() : 0;
 }
 
 /* A conntrack message naming the entry by its original tuple; NULL if out of memory. */
@@ -282,36 +254,31 @@ static int ct_refresh_timeout(struct fp_ctsync *cs, const struct fp_tuple *orig,
 
 /* Offload decisions */
 
-static bool ct_offloadable(const struct fp_ctsync *cs, const struct nf_conntrack *ct,
-			   const struct fp_tuple *orig, bool *unknown)
+/* Whether the entry may be offloaded; *unknown when the message cannot tell (see below). */
+static bool ct_offloadable(const struct fp_ctsync *cs, const struct fp_ct_entry *e, bool *unknown)
 {
-	uint32_t status;
-
 	*unknown = false;
-	if (!nfct_attr_is_set(ct, ATTR_STATUS))
+	if (!e->has_status)
 		return false;
-	status = nfct_get_attr_u32(ct, ATTR_STATUS);
-	if (status & (IPS_DYING | IPS_SEQ_ADJUST | IPS_HELPER | IPS_TEMPLATE | IPS_UNTRACKED))
+	if (e->status & (IPS_DYING | IPS_SEQ_ADJUST | IPS_HELPER | IPS_TEMPLATE | IPS_UNTRACKED))
 		return false;
-	if (!(status & IPS_CONFIRMED))
+	if (!(e->status & IPS_CONFIRMED))
 		return false;
-	if (nfct_attr_is_set(ct, ATTR_HELPER_NAME) &&
-	    *(const char *)nfct_get_attr(ct, ATTR_HELPER_NAME))
+	if (e->has_helper || e->zone)
 		return false;
-	if (nfct_attr_is_set(ct, ATTR_ZONE) && nfct_get_attr_u16(ct, ATTR_ZONE))
+	if (cs->opt->skip_mask && e->has_mark &&
+	    (e->mark & cs->opt->skip_mask) == cs->opt->skip_mark)
 		return false;
-	if (cs->opt->skip_mask && nfct_attr_is_set(ct, ATTR_MARK) &&
-	    (nfct_get_attr_u32(ct, ATTR_MARK) & cs->opt->skip_mask) == cs->opt->skip_mark)
+	if (e->tuple[FP_DIR_ORIG].proto == IPPROTO_UDP)
+		return e->status & IPS_SEEN_REPLY;
+	if (e->tuple[FP_DIR_ORIG].proto != IPPROTO_TCP)
 		return false;
-	if (orig->proto == IPPROTO_UDP)
-		return status & IPS_SEEN_REPLY;
 	/* TCP: an event carries the TCP state only when it changed. */
-	if (!nfct_attr_is_set(ct, ATTR_TCP_STATE)) {
+	if (!e->has_tcp_state) {
 		*unknown = true;
 		return false;
 	}
-	return nfct_get_attr_u8(ct, ATTR_TCP_STATE) == TCP_CONNTRACK_ESTABLISHED &&
-	       (status & IPS_ASSURED);
+	return e->tcp_state == TCP_CONNTRACK_ESTABLISHED && (e->status & IPS_ASSURED);
 }
 
 struct probe {
@@ -322,15 +289,11 @@ struct probe {
 static int probe_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct probe *p = data;
-	struct nf_conntrack *ct = nfct_new();
-	struct fp_tuple orig;
+	struct fp_ct_entry e;
 	bool unknown;
 
-	if (!ct)
-		return MNL_CB_ERROR;
-	if (nfct_nlmsg_parse(nlh, ct) == 0 && ct_tuple(ct, FP_DIR_ORIG, &orig))
-		p->offloadable = ct_offloadable(p->cs, ct, &orig, &unknown);
-	nfct_destroy(ct);
+	if (fp_ct_parse(nlh, &e) == 0 && e.has_tuple[FP_DIR_ORIG])
+		p->offloadable = ct_offloadable(p->cs, &e, &unknown);
 	return MNL_CB_OK;
 }
 
@@ -477,16 +440,16 @@ static void conn_offload(struct fp_ctsync *cs, const struct fp_tuple *orig,
 	}
 }
 
-static void ct_apply(struct fp_ctsync *cs, int type, const struct nf_conntrack *ct)
+static void ct_apply(struct fp_ctsync *cs, int type, const struct fp_ct_entry *e)
 {
-	struct fp_tuple orig, reply;
+	const struct fp_tuple *orig = &e->tuple[FP_DIR_ORIG];
 	struct fp_conn *c;
 	bool unknown;
 	int dir;
 
-	if (!ct_tuple(ct, FP_DIR_ORIG, &orig))
+	if (!e->has_tuple[FP_DIR_ORIG])
 		return;
-	c = conntable_find(&cs->table, &orig, &dir);
+	c = conntable_find(&cs->table, orig, &dir);
 	if (c && dir != FP_DIR_ORIG)
 		c = NULL;
 	if (type == NFCT_T_DESTROY) {
@@ -494,7 +457,7 @@ static void ct_apply(struct fp_ctsync *cs, int type, const struct nf_conntrack *
 			conn_remove(cs, c);
 		return;
 	}
-	if (!ct_offloadable(cs, ct, &orig, &unknown)) {
+	if (!ct_offloadable(cs, e, &unknown)) {
 		if (c && !unknown)
 			conn_remove(cs, c);
 		else if (c)
@@ -505,16 +468,24 @@ static void ct_apply(struct fp_ctsync *cs, int type, const struct nf_conntrack *
 		c->gen = cs->dump_gen;
 		return;
 	}
-	if (ct_tuple(ct, FP_DIR_REPLY, &reply))
-		conn_offload(cs, &orig, &reply);
+	if (!e->has_tuple[FP_DIR_REPLY] ||
+	    !memcmp(orig, &e->tuple[FP_DIR_REPLY], sizeof(*orig))) /* both ways one flow key */
+		return;
+	/* Conntrack's tuples are unique: a record holding either is one whose end we missed. */
+	for (dir = 0; dir < 2; dir++)
+		while ((c = conntable_find(&cs->table, &e->tuple[dir], &(int){0})))
+			conn_remove(cs, c);
+	conn_offload(cs, orig, &e->tuple[FP_DIR_REPLY]);
 }
 
 static int ct_message_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct fp_ctsync *cs = data;
-	struct nf_conntrack *ct;
+	struct fp_ct_entry e;
 	int type;
 
+	if (nlh->nlmsg_type >> 8 != NFNL_SUBSYS_CTNETLINK)
+		return MNL_CB_OK;
 	switch (nlh->nlmsg_type & 0xff) {
 	case IPCTNL_MSG_CT_NEW:
 		type = nlh->nlmsg_flags & (NLM_F_CREATE | NLM_F_EXCL) ? NFCT_T_NEW : NFCT_T_UPDATE;
@@ -525,12 +496,10 @@ static int ct_message_cb(const struct nlmsghdr *nlh, void *data)
 	default:
 		return MNL_CB_OK;
 	}
-	ct = nfct_new();
-	if (!ct)
-		return MNL_CB_ERROR;
-	if (nfct_nlmsg_parse(nlh, ct) == 0)
-		ct_apply(cs, type, ct);
-	nfct_destroy(ct);
+	if (fp_ct_parse(nlh, &e) == 0)
+		ct_apply(cs, type, &e);
+	else
+		cs->state->errors++;
 	cs->state->events++;
 	return MNL_CB_OK;
 }
@@ -561,19 +530,24 @@ int ctsync_resync(struct fp_ctsync *cs)
 	cs->first_dump = cs->dump_gen == 0;
 	cs->dump_gen++;
 	cs->resync_needed = false;
-	if (mnl_socket_sendto(cs->request, nlh, nlh->nlmsg_len) < 0) {
+	if (mnl_socket_sendto(cs->dump, nlh, nlh->nlmsg_len) < 0) {
 		fp_err("conntrack dump request failed: %s", strerror(errno));
 		return -errno;
 	}
 	do {
-		n = mnl_socket_recvfrom(cs->request, cs->buf, RECV_BUF_SIZE);
+		n = mnl_socket_recvfrom(cs->dump, cs->buf, RECV_BUF_SIZE);
 		if (n < 0) {
 			err = -errno;
 			fp_err("conntrack dump failed: %s", strerror(errno));
 			cs->resync_needed = true;
 			return err;
 		}
-		err = mnl_cb_run(cs->buf, n, seq, mnl_socket_get_portid(cs->request), ct_message_cb,
+		if (!fp_nlmsg_stream_ok(cs->buf, n)) {
+			fp_err("conntrack dump: a malformed message");
+			cs->resync_needed = true;
+			return -EBADMSG;
+		}
+		err = mnl_cb_run(cs->buf, n, seq, mnl_socket_get_portid(cs->dump), ct_message_cb,
 				 cs);
 	} while (err == MNL_CB_OK);
 
@@ -582,6 +556,16 @@ int ctsync_resync(struct fp_ctsync *cs)
 	conntable_reap(&cs->table, reap_cb, cs);
 	cs->state->offloaded = cs->table.count;
 	return 0;
+}
+
+void ctsync_parse(struct fp_ctsync *cs, const void *buf, size_t len)
+{
+	if (!fp_nlmsg_stream_ok(buf, len)) {
+		cs->state->errors++;
+		cs->resync_needed = true; /* what it said is lost: ask again */
+		return;
+	}
+	mnl_cb_run(buf, len, 0, 0, ct_message_cb, cs);
 }
 
 void ctsync_handle_events(struct fp_ctsync *cs)
@@ -607,7 +591,7 @@ void ctsync_handle_events(struct fp_ctsync *cs)
 			}
 			break; /* EAGAIN: drained */
 		}
-		mnl_cb_run(cs->buf, n, 0, 0, ct_message_cb, cs);
+		ctsync_parse(cs, cs->buf, n);
 	}
 	if (cs->resync_needed) {
 		cs->state->resyncs++;

@@ -14,8 +14,14 @@ struct fp_ctsync {
 	const struct fp_options *opt;
 	struct fp_daemon_state *state;
 	struct fp_route *route;
-	struct mnl_socket *events;  /* NEW, UPDATE, DESTROY subscription */
-	struct mnl_socket *request; /* dumps and updates, one at a time */
+	struct mnl_socket *events; /* NEW, UPDATE, DESTROY subscription */
+	/*
+	 * Requests made while a dump or an event read is being parsed (be-liberal updates, GETs)
+	 * get a socket and a buffer of their own: on the dump's socket their answer would queue
+	 * behind the dump, and in the shared buffer it would overwrite the messages being parsed.
+	 */
+	struct mnl_socket *request; /* updates and GETs, one at a time */
+	struct mnl_socket *dump;
 	uint32_t request_seq;
 	int rcvbuf; /* bytes, doubled on every overrun */
 	struct fp_conntable table;
@@ -26,7 +32,8 @@ struct fp_ctsync {
 	uint32_t polled;	 /* records with polled set */
 	uint32_t next_poll_slot; /* the next polled record's slot */
 	uint64_t scans;
-	char *buf; /* receive buffer */
+	char *buf;	   /* events and dumps */
+	char *request_buf; /* answers to requests */
 };
 
 int ctsync_open(struct fp_ctsync *cs, const struct fp_instance *inst, const struct fp_options *opt,
@@ -35,6 +42,8 @@ void ctsync_close(struct fp_ctsync *cs);
 int ctsync_event_fd(const struct fp_ctsync *cs);
 /* Reads every pending event; resyncs after an overrun. */
 void ctsync_handle_events(struct fp_ctsync *cs);
+/* Applies the conntrack messages in buf (what an event socket read returns). */
+void ctsync_parse(struct fp_ctsync *cs, const void *buf, size_t len);
 /* Dumps conntrack and keeps exactly what the dump shows offloadable. */
 int ctsync_resync(struct fp_ctsync *cs);
 /* Once per scan: refresh conntrack timeouts of active flows, remove closed and idle ones. */

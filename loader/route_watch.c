@@ -112,10 +112,12 @@ static int route_lookup(struct fp_route *rt, int family, const uint32_t *addr)
 		n = mnl_socket_recvfrom(rt->lookup, rt->buf, RT_BUF_SIZE);
 		if (n < 0)
 			return -errno;
+		if (!fp_nlmsg_stream_ok(rt->buf, n))
+			return -EBADMSG;
 		err = mnl_cb_run(rt->buf, n, seq, mnl_socket_get_portid(rt->lookup), route_reply_cb,
 				 &oif);
 	} while (err == MNL_CB_OK && oif < 0);
-	return err < 0 ? -errno : oif;
+	return err < 0 ? fp_nl_error() : oif;
 }
 
 int route_oif(struct fp_route *rt, int family, const uint32_t *addr)
@@ -147,8 +149,9 @@ static int watch_cb(const struct nlmsghdr *nlh, void *data)
 	case RTM_DELLINK: {
 		const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
 
-		if (changes->nr_deleted <
-		    (int)(sizeof(changes->deleted) / sizeof(changes->deleted[0])))
+		if (mnl_nlmsg_get_payload_len(nlh) >= sizeof(*ifi) &&
+		    changes->nr_deleted <
+			    (int)(sizeof(changes->deleted) / sizeof(changes->deleted[0])))
 			changes->deleted[changes->nr_deleted++] = ifi->ifi_index;
 		changes->nexthops_changed = true;
 		break;
@@ -164,6 +167,17 @@ static int watch_cb(const struct nlmsghdr *nlh, void *data)
 		break;
 	}
 	return MNL_CB_OK;
+}
+
+void route_watch_parse(struct fp_route *rt, const void *buf, size_t len,
+		       struct fp_route_changes *changes)
+{
+	if (fp_nlmsg_stream_ok(buf, len))
+		mnl_cb_run(buf, len, 0, 0, watch_cb, changes);
+	else
+		changes->nexthops_changed = true; /* unreadable: assume the worst */
+	if (changes->nexthops_changed)
+		route_cache_flush(rt);
 }
 
 void route_watch_read(struct fp_route *rt, struct fp_route_changes *changes)
@@ -182,8 +196,6 @@ void route_watch_read(struct fp_route *rt, struct fp_route_changes *changes)
 			}
 			return; /* EAGAIN: drained */
 		}
-		mnl_cb_run(rt->buf, n, 0, 0, watch_cb, changes);
-		if (changes->nexthops_changed)
-			route_cache_flush(rt);
+		route_watch_parse(rt, rt->buf, n, changes);
 	}
 }

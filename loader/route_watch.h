@@ -42,5 +42,8 @@ struct fp_route_changes {
 	int nr_deleted;
 };
 void route_watch_read(struct fp_route *rt, struct fp_route_changes *changes);
+/* Adds what the rtnetlink messages in buf change to changes (route_watch_read's parser). */
+void route_watch_parse(struct fp_route *rt, const void *buf, size_t len,
+		       struct fp_route_changes *changes);
 
 #endif

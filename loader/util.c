@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Messages and small helpers. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <syslog.h>
 #include <time.h>
 #include <net/if.h>
+#include <linux/netlink.h>
 
 #include "common.h"
 
@@ -60,4 +62,33 @@ int fp_ifname(int ifindex, char *buf)
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * libmnl's mnl_nlmsg_ok() casts nlmsg_len to int, so a length of 2 GiB or more passes as
+ * "fits": mnl_cb_run() would then walk past the buffer. The kernel never sends such a
+ * message, but a parser must not trust that: a read with one is dropped whole.
+ */
+bool fp_nlmsg_stream_ok(const void *buf, size_t len)
+{
+	const struct nlmsghdr *nlh = buf;
+
+	while (len >= sizeof(*nlh)) {
+		size_t step = NLMSG_ALIGN(nlh->nlmsg_len);
+
+		if (nlh->nlmsg_len < sizeof(*nlh) || nlh->nlmsg_len > len)
+			return false;
+		if (step >= len)
+			break;
+		len -= step;
+		nlh = (const struct nlmsghdr *)((const char *)nlh + step);
+	}
+	return true;
+}
+
+/* -errno after a failed mnl_cb_run(): libmnl sets errno from the message's error field, which
+ * a malformed message may make anything (INT_MIN cannot even be negated). */
+int fp_nl_error(void)
+{
+	return errno > 0 && errno < 4096 ? -errno : -EIO;
 }
