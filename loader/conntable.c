@@ -42,6 +42,18 @@ int conntable_init(struct fp_conntable *t)
 void conntable_free(struct fp_conntable *t)
 {
 	t->count = 0;
+	/* Unlink the reply nodes first: freeing a record frees both its nodes, and a chain
+	 * walked later could still lead through the reply node of a freed record. */
+	for (size_t b = 0; b < t->nr_buckets; b++) {
+		struct fp_conn_node **pp = &t->buckets[b];
+
+		while (*pp) {
+			if ((*pp)->dir == FP_DIR_REPLY)
+				*pp = (*pp)->next;
+			else
+				pp = &(*pp)->next;
+		}
+	}
 	for (size_t b = 0; b < t->nr_buckets; b++) {
 		struct fp_conn_node *n = t->buckets[b], *next;
 
