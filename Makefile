@@ -19,7 +19,7 @@ BPF_CFLAGS := -target bpf -O2 -g -Wall -Werror -D__TARGET_ARCH_$(ARCH) \
 	      -Iinclude -Ibpf $(if $(MULTIARCH),-I/usr/include/$(MULTIARCH))
 
 CFLAGS	?= -O2 -g
-CFLAGS	+= -std=gnu11 -Wall -Wextra -Werror -Wno-missing-field-initializers \
+CFLAGS	+= $(EXTRA_CFLAGS) -std=gnu11 -Wall -Wextra -Werror -Wno-missing-field-initializers \
 	   -Iinclude -I$(BUILD) -Iloader -D_GNU_SOURCE
 PKGS	:= libbpf libmnl libnetfilter_conntrack
 CFLAGS	+= $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -42,7 +42,7 @@ TEST_BIN  := $(BUILD)/fp-test
 UDP_BIN	  := $(BUILD)/fp-udp
 BENCH_BIN := $(BUILD)/fp-bench
 
-.PHONY: all test bench bench-prog install uninstall clean format
+.PHONY: all test bench bench-prog sanitize fuzz install uninstall clean format
 all: $(BIN) $(UDP_BIN)
 
 $(BPF_OBJ): $(BPF_SRC) $(BPF_HDRS) | $(BUILD)
@@ -77,10 +77,51 @@ $(BUILD)/bench.skel.h: $(BUILD)/bench.bpf.o
 $(BENCH_BIN): tests/bench/fp_bench.c tests/bench/bench.h $(BUILD)/bench.skel.h
 	$(CC) $(CFLAGS) -Itests/bench $< -o $@ $(LDLIBS)
 
+# The command and the unit tests built with ASan and UBSan (make test runs them too).
+SAN_DIR	  := $(BUILD)/san
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+SAN_BIN	  := $(SAN_DIR)/xdp-fastpath $(SAN_DIR)/fp-test
+
+sanitize: # a build of its own, in $(SAN_DIR)
+	$(MAKE) --no-print-directory BUILD=$(SAN_DIR) EXTRA_CFLAGS="$(SAN_FLAGS)" $(SAN_BIN)
+
+# Fuzz targets (clang, libFuzzer, ASan+UBSan): tests/fuzz/run.sh runs them.
+FUZZ_DIR    := $(BUILD)/fuzz
+FUZZ_CFLAGS := -g -O1 -std=gnu11 -Wall -Wextra -Werror -Wno-missing-field-initializers \
+	       -Iinclude -Iloader -Itests/fuzz -D_GNU_SOURCE \
+	       -fsanitize=address,undefined -fno-sanitize-recover=all $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+# The sync's requests and the route lookup's replies go through these (see the targets).
+FUZZ_WRAP   := -Wl,--wrap=mnl_socket_sendto,--wrap=mnl_socket_recvfrom
+FUZZ_BIN    := $(addprefix $(FUZZ_DIR)/,fuzz-ctnetlink fuzz-rtnetlink fuzz-cli fp-fuzz-seeds)
+
+$(FUZZ_DIR)/%.o: loader/%.c include/xdp_fastpath.h $(wildcard loader/*.h)
+	@mkdir -p $(dir $@)
+	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(FUZZ_DIR)/%.o: tests/fuzz/%.c tests/fuzz/fuzz.h include/xdp_fastpath.h $(wildcard loader/*.h)
+	@mkdir -p $(dir $@)
+	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(FUZZ_DIR)/fuzz-ctnetlink: $(addprefix $(FUZZ_DIR)/,fuzz_ctnetlink.o fake_instance.o \
+			      fuzz_util.o conntrack_sync.o ctnetlink.o conntable.o flows.o util.o)
+	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $(FUZZ_WRAP) $^ -o $@ $(LDLIBS)
+
+$(FUZZ_DIR)/fuzz-rtnetlink: $(addprefix $(FUZZ_DIR)/,fuzz_rtnetlink.o fuzz_util.o route_watch.o util.o)
+	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $(FUZZ_WRAP) $^ -o $@ $(LDLIBS)
+
+$(FUZZ_DIR)/fuzz-cli: $(addprefix $(FUZZ_DIR)/,fuzz_cli.o fuzz_util.o options.o util.o)
+	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $^ -o $@ $(LDLIBS)
+
+$(FUZZ_DIR)/fp-fuzz-seeds: tests/fuzz/make_seeds.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $< -o $@ $(LDLIBS)
+
+fuzz: $(FUZZ_BIN)
+
 $(BUILD):
 	mkdir -p $@
 
-test: $(BIN) $(TEST_BIN) $(UDP_BIN) $(BENCH_BIN)
+test: $(BIN) $(TEST_BIN) $(UDP_BIN) $(BENCH_BIN) sanitize fuzz
 	tests/run-all.sh
 
 # The full benchmark (root, several minutes): kernel NAT vs xdp-fastpath vs the XDP ceiling.
@@ -99,7 +140,7 @@ uninstall:
 
 format:
 	clang-format -i $(BPF_SRC) $(BPF_HDRS) $(LOADER_SRCS) $(wildcard loader/*.h) \
-		$(TEST_SRCS) $(wildcard tests/*.h)
+		$(TEST_SRCS) $(wildcard tests/*.h tests/fuzz/*.c tests/fuzz/*.h)
 
 clean:
 	rm -rf $(BUILD)

@@ -25,6 +25,9 @@
 #include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <bpf/bpf.h>
+#ifdef __SANITIZE_ADDRESS__
+#include <sanitizer/lsan_interface.h>
+#endif
 
 #include "common.h"
 #include "conntrack_sync.h"
@@ -337,7 +340,11 @@ int fp_daemon_start(struct fp_instance *inst, const struct fp_options *opt)
 			}
 			close(null);
 		}
-		_exit(daemon_run(inst, opt, pipefd[1]));
+		status = daemon_run(inst, opt, pipefd[1]);
+#ifdef __SANITIZE_ADDRESS__
+		__lsan_do_leak_check(); /* _exit() skips it, and the daemon is what runs for months */
+#endif
+		_exit(status);
 	}
 	close(pipefd[1]);
 	pfd = (struct pollfd){.fd = pipefd[0], .events = POLLIN};

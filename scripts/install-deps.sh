@@ -9,7 +9,7 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends \
-	make gcc libc6-dev pkg-config clang llvm \
+	make gcc libc6-dev pkg-config clang llvm libclang-rt-14-dev \
 	libbpf-dev bpftool libelf-dev zlib1g-dev \
 	libmnl-dev libnetfilter-conntrack-dev \
 	iproute2 nftables conntrack ethtool iputils-ping procps util-linux \

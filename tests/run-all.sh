@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# make test: the datapath tests (BPF_PROG_TEST_RUN, fp-test), then the end-to-end tests in
-# network namespaces. Needs root. Ends with "N passed, N failed" over both.
+# make test: the datapath tests (BPF_PROG_TEST_RUN, fp-test), the end-to-end tests in network
+# namespaces, the sanitized build's tests, and a short fuzzing run (FUZZ_SECONDS per target,
+# default 20). Needs root. Ends with "N passed, N failed" over all of them.
 set -u
 cd "$(dirname "$0")/.." || exit 2
 if [ "$(id -u)" != 0 ]; then
@@ -28,6 +29,12 @@ build/fp-test | tee "$log"
 count "$log"
 echo "== end-to-end tests (namespaces, nft masquerade, conntrack)"
 tests/e2e/run.sh "$@" | tee "$log"
+count "$log"
+echo "== the userspace under ASan, UBSan and LSan (build/san)"
+tests/run-sanitized.sh | tee "$log"
+count "$log"
+echo "== fuzzing: conntrack and rtnetlink messages, the command line (libFuzzer)"
+tests/fuzz/run.sh "${FUZZ_SECONDS:-20}" | tee "$log"
 count "$log"
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

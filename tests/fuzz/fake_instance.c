@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The instance, as the fuzz targets give it to the sync: real flow maps, a router with two
+ * attached interfaces and a routing table that is a function of the address.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <fcntl.h>
+#include <arpa/inet.h>
+#include <bpf/bpf.h>
+
+#include "flows.h"
+#include "fuzz.h"
+#include "route_watch.h"
+
+#define FUZZ_FLOWS 256 /* small: a fuzzer reaches "map full" too */
+
+void fuzz_flow_maps(struct fp_instance *inst)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_NO_PREALLOC);
+
+	inst->flows4_fd =
+		bpf_map_create(BPF_MAP_TYPE_HASH, "fuzz_flows4", sizeof(struct fp_flow_key4),
+			       sizeof(struct fp_flow4), FUZZ_FLOWS, &opts);
+	inst->flows6_fd =
+		bpf_map_create(BPF_MAP_TYPE_HASH, "fuzz_flows6", sizeof(struct fp_flow_key6),
+			       sizeof(struct fp_flow6), FUZZ_FLOWS, &opts);
+	if (inst->flows4_fd < 0 || inst->flows6_fd < 0)
+		fuzz_fail("cannot create the flow maps (root?)");
+}
+
+static size_t map_entries(int fd, size_t key_size)
+{
+	char key[64], next[64];
+	size_t n = 0;
+	void *prev = NULL;
+
+	(void)key_size;
+	while (bpf_map_get_next_key(fd, prev, next) == 0) {
+		memcpy(key, next, sizeof(key));
+		prev = key;
+		n++;
+	}
+	return n;
+}
+
+size_t fuzz_flow_entries(const struct fp_instance *inst)
+{
+	return map_entries(inst->flows4_fd, sizeof(struct fp_flow_key4)) +
+	       map_entries(inst->flows6_fd, sizeof(struct fp_flow_key6));
+}
+
+/* 198.18.0.0/16 and 2001:2:0:1::/64 are behind the LAN port; 198.19.0.0/16 and
+ * 2001:2:0:2::/64 behind the WAN port; everything else behind an interface the fastpath is
+ * not attached to (4), or unroutable when its last byte is odd. */
+int route_oif(struct fp_route *rt, int family, const uint32_t *addr)
+{
+	const uint8_t *a = (const uint8_t *)addr;
+
+	(void)rt;
+	if (family == AF_INET) {
+		if (a[0] == 198 && a[1] == 18)
+			return FUZZ_LAN_IFINDEX;
+		if (a[0] == 198 && a[1] == 19)
+			return FUZZ_WAN_IFINDEX;
+		return a[3] & 1 ? -ENETUNREACH : 4;
+	}
+	if (a[0] == 0x20 && a[1] == 0x01 && a[3] == 0x02 && a[7] == 1)
+		return FUZZ_LAN_IFINDEX;
+	if (a[0] == 0x20 && a[1] == 0x01 && a[3] == 0x02 && a[7] == 2)
+		return FUZZ_WAN_IFINDEX;
+	return a[15] & 1 ? -ENETUNREACH : 4;
+}
+
+bool fp_tx_port_attached(const struct fp_instance *inst, uint32_t ifindex)
+{
+	(void)inst;
+	return ifindex == FUZZ_LAN_IFINDEX || ifindex == FUZZ_WAN_IFINDEX;
+}
+
+int fp_tx_ports(const struct fp_instance *inst, uint32_t *ifindexes, int max)
+{
+	(void)inst;
+	if (max < 2)
+		return 0;
+	ifindexes[0] = FUZZ_LAN_IFINDEX;
+	ifindexes[1] = FUZZ_WAN_IFINDEX;
+	return 2;
+}
+
+/* Needed by flows.c's commands, never called by the sync. */
+int fp_command_open(const char *cmd, int argc, const struct fp_options *opt,
+		    struct fp_instance *inst)
+{
+	(void)cmd, (void)argc, (void)opt, (void)inst;
+	abort();
+}
+
+void fp_instance_close(struct fp_instance *inst)
+{
+	(void)inst;
+	abort();
+}
+
+int fp_daemon_pid(const struct fp_instance *inst)
+{
+	(void)inst;
+	abort();
+}

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * libFuzzer target: conntrack messages into the daemon's sync (ctsync_parse), the path every
+ * conntrack event and dump reply takes. The flow maps are real BPF hash maps (root), the
+ * route lookups fake (fake_instance.c); requests the sync sends (be-liberal updates) are
+ * answered with an ACK by wrapping libmnl's socket calls (-Wl,--wrap).
+ *
+ * After each input the maps must mirror the daemon's table exactly: one entry per
+ * offloaded direction of each record, no entry without a record; after dropping everything
+ * both are empty. Any other outcome aborts.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <libmnl/libmnl.h>
+#include <bpf/bpf.h>
+
+#include "conntrack_sync.h"
+#include "flows.h"
+#include "fuzz.h"
+
+static struct fp_instance inst;
+static struct fp_options opt = {.skip_mark = 0x10, .skip_mask = 0xf0};
+static struct fp_daemon_state state;
+static struct fp_ctsync cs;
+
+/* The sync's requests: sent nowhere, each acknowledged. */
+static uint32_t last_seq;
+static bool ack_pending;
+
+ssize_t __wrap_mnl_socket_sendto(const struct mnl_socket *nl, const void *req, size_t len)
+{
+	const struct nlmsghdr *nlh = req;
+
+	(void)nl;
+	last_seq = nlh->nlmsg_seq;
+	ack_pending = true;
+	return len;
+}
+
+ssize_t __wrap_mnl_socket_recvfrom(const struct mnl_socket *nl, void *buf, size_t len)
+{
+	struct nlmsghdr *nlh;
+	struct nlmsgerr *err;
+
+	if (!ack_pending || len < (size_t)MNL_SOCKET_BUFFER_SIZE) {
+		errno = EAGAIN;
+		return -1;
+	}
+	ack_pending = false;
+	nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = NLMSG_ERROR;
+	nlh->nlmsg_seq = last_seq;
+	nlh->nlmsg_pid = mnl_socket_get_portid(nl);
+	err = mnl_nlmsg_put_extra_header(nlh, sizeof(*err));
+	err->error = 0;
+	return nlh->nlmsg_len;
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	fuzz_quiet();
+	fuzz_flow_maps(&inst);
+	if (conntable_init(&cs.table))
+		abort();
+	cs.inst = &inst;
+	cs.opt = &opt;
+	cs.state = &state;
+	cs.route = NULL; /* route_oif is fake_instance.c's */
+	cs.timeout_s[0] = cs.timeout_s[1] = 120;
+	/* A real socket, bound, for its port id; nothing is sent on it. */
+	cs.request = mnl_socket_open(NETLINK_NETFILTER);
+	cs.request_buf = malloc(MNL_SOCKET_BUFFER_SIZE);
+	if (!cs.request || !cs.request_buf || mnl_socket_bind(cs.request, 0, MNL_SOCKET_AUTOPID))
+		abort();
+	return 0;
+}
+
+struct mirror {
+	size_t directions;
+};
+
+static void check_record(struct fp_conn *c, void *arg)
+{
+	struct mirror *m = arg;
+
+	for (int dir = 0; dir < 2; dir++) {
+		union fp_flow_key key;
+		union fp_flow_value value;
+		int family = c->tuple[dir].family;
+
+		if (!c->ingress[dir])
+			continue;
+		m->directions++;
+		fp_tuple_to_key(&c->tuple[dir], c->ingress[dir], &key);
+		if (bpf_map_lookup_elem(family == AF_INET ? inst.flows4_fd : inst.flows6_fd, &key,
+					&value))
+			fuzz_fail("a record's direction %d has no flow entry", dir);
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct mirror m = {0};
+
+	/* Two dump generations in one input: records of an older one are reaped by resync. */
+	cs.dump_gen = 1;
+	cs.first_dump = size && (data[0] & 1);
+	ctsync_parse(&cs, data, size);
+	conntable_walk(&cs.table, check_record, &m);
+	if (fuzz_flow_entries(&inst) != m.directions)
+		fuzz_fail("%zu flow entries for %zu offloaded directions", fuzz_flow_entries(&inst),
+			  m.directions);
+	ctsync_drop_all(&cs);
+	if (cs.table.count || fuzz_flow_entries(&inst))
+		fuzz_fail("drop_all left %zu records and %zu entries", cs.table.count,
+			  fuzz_flow_entries(&inst));
+	cs.polled = 0;
+	cs.next_poll_slot = 0;
+	return 0;
+}

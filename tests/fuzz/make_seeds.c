@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Writes seed inputs for the fuzz targets: real conntrack messages (built with
+ * libnetfilter_conntrack, as the kernel would send them) and rtnetlink messages, so the
+ * fuzzer starts from the shapes the daemon sees instead of from noise.
+ *
+ * Usage: fp-fuzz-seeds ct|rt|cli DIR
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <linux/rtnetlink.h>
+#include <libmnl/libmnl.h>
+#include <linux/netfilter/nfnetlink.h>
+#include <linux/netfilter/nfnetlink_conntrack.h>
+#include <libnetfilter_conntrack/libnetfilter_conntrack.h>
+#include <libnetfilter_conntrack/libnetfilter_conntrack_tcp.h>
+
+static char stream[1 << 16];
+static size_t stream_len;
+
+static void put_seed(const char *dir, const char *name)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (!f || fwrite(stream, 1, stream_len, f) != stream_len || fclose(f)) {
+		perror(path);
+		exit(1);
+	}
+	stream_len = 0;
+}
+
+/* One ctnetlink message: a connection lan:sport -> wan:dport, masqueraded to the router. */
+static void put_ct(int msg_type, uint16_t flags, int family, int proto, uint32_t status,
+		   int tcp_state, uint16_t sport)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(stream + stream_len);
+	struct nfgenmsg *nfg;
+	struct nf_conntrack *ct = nfct_new();
+
+	nlh->nlmsg_type = (NFNL_SUBSYS_CTNETLINK << 8) | msg_type;
+	nlh->nlmsg_flags = flags;
+	nfg = mnl_nlmsg_put_extra_header(nlh, sizeof(*nfg));
+	nfg->nfgen_family = family;
+	nfg->version = NFNETLINK_V0;
+	nfct_set_attr_u8(ct, ATTR_ORIG_L3PROTO, family);
+	nfct_set_attr_u8(ct, ATTR_ORIG_L4PROTO, proto);
+	nfct_set_attr_u8(ct, ATTR_REPL_L3PROTO, family);
+	nfct_set_attr_u8(ct, ATTR_REPL_L4PROTO, proto);
+	if (family == AF_INET) {
+		nfct_set_attr_u32(ct, ATTR_ORIG_IPV4_SRC, inet_addr("198.18.1.2"));
+		nfct_set_attr_u32(ct, ATTR_ORIG_IPV4_DST, inet_addr("198.19.2.2"));
+		nfct_set_attr_u32(ct, ATTR_REPL_IPV4_SRC, inet_addr("198.19.2.2"));
+		nfct_set_attr_u32(ct, ATTR_REPL_IPV4_DST, inet_addr("198.19.2.1"));
+	} else {
+		struct in6_addr lan, wan;
+
+		inet_pton(AF_INET6, "2001:2:0:1::2", &lan);
+		inet_pton(AF_INET6, "2001:2:0:2::2", &wan);
+		nfct_set_attr(ct, ATTR_ORIG_IPV6_SRC, &lan);
+		nfct_set_attr(ct, ATTR_ORIG_IPV6_DST, &wan);
+		nfct_set_attr(ct, ATTR_REPL_IPV6_SRC, &wan);
+		nfct_set_attr(ct, ATTR_REPL_IPV6_DST, &lan);
+	}
+	nfct_set_attr_u16(ct, ATTR_ORIG_PORT_SRC, htons(sport));
+	nfct_set_attr_u16(ct, ATTR_ORIG_PORT_DST, htons(5001));
+	nfct_set_attr_u16(ct, ATTR_REPL_PORT_SRC, htons(5001));
+	nfct_set_attr_u16(ct, ATTR_REPL_PORT_DST, htons(sport + 1000));
+	nfct_set_attr_u32(ct, ATTR_STATUS, status);
+	nfct_set_attr_u32(ct, ATTR_TIMEOUT, 120);
+	nfct_set_attr_u32(ct, ATTR_MARK, sport & 0xff);
+	if (proto == IPPROTO_TCP && tcp_state >= 0)
+		nfct_set_attr_u8(ct, ATTR_TCP_STATE, tcp_state);
+	if (nfct_nlmsg_build(nlh, ct) < 0) {
+		perror("nfct_nlmsg_build");
+		exit(1);
+	}
+	nfct_destroy(ct);
+	stream_len += nlh->nlmsg_len;
+}
+
+#define OFFLOADABLE (IPS_CONFIRMED | IPS_SEEN_REPLY | IPS_ASSURED | IPS_SRC_NAT)
+
+static void ct_seeds(const char *dir)
+{
+	put_ct(IPCTNL_MSG_CT_NEW, NLM_F_CREATE | NLM_F_EXCL, AF_INET, IPPROTO_UDP,
+	       IPS_CONFIRMED | IPS_SRC_NAT, -1, 40000);
+	put_ct(IPCTNL_MSG_CT_NEW, 0, AF_INET, IPPROTO_UDP, OFFLOADABLE, -1, 40000);
+	put_seed(dir, "udp-new-update");
+	put_ct(IPCTNL_MSG_CT_NEW, 0, AF_INET, IPPROTO_TCP, OFFLOADABLE, TCP_CONNTRACK_ESTABLISHED,
+	       40001);
+	put_ct(IPCTNL_MSG_CT_NEW, 0, AF_INET, IPPROTO_TCP, OFFLOADABLE, -1, 40001);
+	put_ct(IPCTNL_MSG_CT_NEW, 0, AF_INET, IPPROTO_TCP, OFFLOADABLE, TCP_CONNTRACK_FIN_WAIT,
+	       40001);
+	put_seed(dir, "tcp-established-fin");
+	put_ct(IPCTNL_MSG_CT_NEW, 0, AF_INET6, IPPROTO_TCP, OFFLOADABLE & ~IPS_SRC_NAT,
+	       TCP_CONNTRACK_ESTABLISHED, 40002);
+	put_ct(IPCTNL_MSG_CT_DELETE, 0, AF_INET6, IPPROTO_TCP, OFFLOADABLE & ~IPS_SRC_NAT,
+	       TCP_CONNTRACK_CLOSE, 40002);
+	put_seed(dir, "tcp6-established-destroy");
+	for (int i = 0; i < 40; i++)
+		put_ct(IPCTNL_MSG_CT_NEW, 0, AF_INET, i & 1 ? IPPROTO_TCP : IPPROTO_UDP,
+		       OFFLOADABLE | (i % 7 == 0 ? IPS_DYING : 0), TCP_CONNTRACK_ESTABLISHED,
+		       41000 + i);
+	put_seed(dir, "many");
+}
+
+static void put_rt(uint16_t type, size_t payload, uint16_t attr, uint32_t value)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(stream + stream_len);
+	char *p = mnl_nlmsg_put_extra_header(nlh, payload);
+
+	nlh->nlmsg_type = type;
+	if (type == RTM_NEWLINK || type == RTM_DELLINK)
+		((struct ifinfomsg *)p)->ifi_index = value;
+	if (attr)
+		mnl_attr_put_u32(nlh, attr, value);
+	stream_len += nlh->nlmsg_len;
+}
+
+static void rt_seeds(const char *dir)
+{
+	/* The first byte picks the parser: odd the watcher, even the lookup reply. */
+	stream[stream_len++] = 1;
+	put_rt(RTM_DELLINK, sizeof(struct ifinfomsg), IFLA_MTU, 5);
+	put_rt(RTM_NEWNEIGH, sizeof(struct ndmsg), NDA_IFINDEX, 3);
+	put_rt(RTM_NEWROUTE, sizeof(struct rtmsg), RTA_OIF, 2);
+	put_seed(dir, "watch");
+	stream[stream_len++] = 0;
+	put_rt(RTM_NEWROUTE, sizeof(struct rtmsg), RTA_OIF, 3);
+	put_seed(dir, "lookup");
+	stream[stream_len++] = 0;
+	put_rt(NLMSG_ERROR, sizeof(struct nlmsgerr), 0, 0);
+	put_seed(dir, "lookup-error");
+}
+
+static void cli_seed(const char *dir, const char *name, const char *const *args)
+{
+	for (; *args; args++) {
+		size_t n = strlen(*args) + 1;
+
+		memcpy(stream + stream_len, *args, n);
+		stream_len += n;
+	}
+	put_seed(dir, name);
+}
+
+static void cli_seeds(const char *dir)
+{
+	static const char *const attach[] = {"attach",	    "eth0",	    "--mode",  "native",
+					     "--flows",	    "1048576",	    "--lease", "5",
+					     "--skip-mark", "0x100/0xff00", NULL};
+	static const char *const stats[] = {
+		"-j",	     "-w",  "--pin-dir",      "/sys/fs/bpf/x", "stats", "-vv",
+		"--scan-ms", "250", "--event-buffer", "65536",	       NULL};
+	cli_seed(dir, "attach", attach);
+	cli_seed(dir, "stats", stats);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 3) {
+		fprintf(stderr, "usage: fp-fuzz-seeds ct|rt|cli DIR\n");
+		return 2;
+	}
+	if (!strcmp(argv[1], "ct"))
+		ct_seeds(argv[2]);
+	else if (!strcmp(argv[1], "rt"))
+		rt_seeds(argv[2]);
+	else
+		cli_seeds(argv[2]);
+	return 0;
+}
