@@ -109,16 +109,18 @@ struct fp_daemon_state {
 	__u32 pad;
 	__u64 started_ns; /* CLOCK_MONOTONIC */
 	__u64 scans;
-	__u64 events;	     /* conntrack events handled */
-	__u64 overruns;	     /* ENOBUFS on the event socket: events were lost */
-	__u64 resyncs;	     /* full dumps after an overrun or a flush */
-	__u64 offloaded;     /* conntrack entries offloaded now */
-	__u64 offload_total; /* conntrack entries ever offloaded */
-	__u64 remove_total;  /* conntrack entries removed from the fastpath */
-	__u64 refresh_total; /* conntrack timeouts refreshed */
-	__u64 nh_bumps;	     /* next-hop generation bumps */
-	__u64 table_full;    /* entries that did not fit in the flow maps */
-	__u64 errors;	     /* netlink or map operations that failed */
+	__u64 events;		/* conntrack events handled */
+	__u64 overruns;		/* ENOBUFS on the event socket: events were lost */
+	__u64 resyncs;		/* full dumps after an overrun or a flush */
+	__u64 offloaded;	/* conntrack entries offloaded now */
+	__u64 offload_total;	/* conntrack entries ever offloaded */
+	__u64 remove_total;	/* conntrack entries removed from the fastpath */
+	__u64 refresh_total;	/* conntrack timeouts refreshed */
+	__u64 nh_bumps;		/* next-hop generation bumps */
+	__u64 table_full;	/* entries that did not fit in the flow maps */
+	__u64 errors;		/* netlink or map operations that failed */
+	__u64 firewall_changes; /* nftables ruleset changes seen */
+	__u64 fenced;		/* connections kept in the kernel since a firewall change */
 };
 
 /*
@@ -162,6 +164,6 @@ _Static_assert(sizeof(struct fp_flow_meta) == 48, "fp_flow_meta layout");
 _Static_assert(sizeof(struct fp_flow4) == 64, "fp_flow4 layout");
 _Static_assert(sizeof(struct fp_flow6) == 88, "fp_flow6 layout");
 _Static_assert(sizeof(struct fp_config) == 24, "fp_config layout");
-_Static_assert(sizeof(struct fp_daemon_state) == 104, "fp_daemon_state layout");
+_Static_assert(sizeof(struct fp_daemon_state) == 120, "fp_daemon_state layout");
 
 #endif /* XDP_FASTPATH_H */

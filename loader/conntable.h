@@ -34,6 +34,7 @@ struct fp_conn {
 	uint32_t gen;		  /* the dump generation that last saw it */
 	uint8_t doomed;		  /* to be removed after the current walk */
 	uint8_t polled;		  /* sends no events: checked with GETs (see ctsync_scan) */
+	uint8_t fenced;		  /* in the kernel since a firewall change (ctsync_fence_all) */
 	uint32_t poll_slot;	  /* spreads the polled records over scans */
 	uint64_t last_active_ns;  /* newest last_seen of its flow entries */
 	uint64_t last_refresh_ns; /* conntrack timeout last refreshed */

@@ -358,6 +358,8 @@ static void conn_unoffload(struct fp_ctsync *cs, struct fp_conn *c)
 	}
 	if (c->polled)
 		cs->polled--;
+	if (c->fenced)
+		cs->state->fenced--;
 	cs->state->remove_total++;
 }
 
@@ -554,7 +556,7 @@ int ctsync_resync(struct fp_ctsync *cs)
 	cs->first_dump = false;
 	conntable_walk(&cs->table, mark_old_generation, cs);
 	conntable_reap(&cs->table, reap_cb, cs);
-	cs->state->offloaded = cs->table.count;
+	cs->state->offloaded = cs->table.count - cs->state->fenced;
 	return 0;
 }
 
@@ -597,7 +599,7 @@ void ctsync_handle_events(struct fp_ctsync *cs)
 		cs->state->resyncs++;
 		ctsync_resync(cs);
 	}
-	cs->state->offloaded = cs->table.count;
+	cs->state->offloaded = cs->table.count - cs->state->fenced;
 }
 
 /* Scan */
@@ -663,6 +665,8 @@ static void scan_conn(struct fp_conn *c, void *arg)
 		c->doomed = 1;
 		return;
 	}
+	if (c->fenced)
+		return; /* no flow entries: nothing to refresh, kept until conntrack ends it */
 	if (refresh_ns > REFRESH_MAX_S * 1000000000ull)
 		refresh_ns = REFRESH_MAX_S * 1000000000ull;
 	if (fp_elapsed_ns(sc->now, c->last_active_ns) > timeout_ns) {
@@ -698,7 +702,7 @@ void ctsync_scan(struct fp_ctsync *cs, uint64_t now_ns)
 	sc.now = fp_now_ns(); /* after the walk: no last-seen time read in it is later */
 	conntable_walk(&cs->table, scan_conn, &sc);
 	conntable_reap(&cs->table, reap_cb, cs);
-	cs->state->offloaded = cs->table.count;
+	cs->state->offloaded = cs->table.count - cs->state->fenced;
 }
 
 static void doom_ifindex(struct fp_conn *c, void *arg)
@@ -714,7 +718,36 @@ void ctsync_drop_ifindex(struct fp_ctsync *cs, uint32_t ifindex)
 	conntable_walk(&cs->table, doom_ifindex, &ifindex);
 	conntable_reap(&cs->table, reap_cb, cs);
 	fp_flows_delete_ifindex(cs->inst, ifindex);
-	cs->state->offloaded = cs->table.count;
+	cs->state->offloaded = cs->table.count - cs->state->fenced;
+}
+
+static void fence(struct fp_conn *c, void *arg)
+{
+	struct fp_ctsync *cs = arg;
+
+	for (int dir = 0; dir < 2; dir++) {
+		union fp_flow_key key;
+		union fp_flow_value value;
+
+		if (!c->ingress[dir])
+			continue;
+		conn_flow(c, dir, &key, &value);
+		fp_flow_delete(cs->inst, c->tuple[dir].family, &key);
+		c->ingress[dir] = 0;
+	}
+	if (!c->fenced) {
+		c->fenced = 1;
+		cs->state->fenced++;
+	}
+}
+
+uint32_t ctsync_fence_all(struct fp_ctsync *cs)
+{
+	uint64_t before = cs->state->fenced;
+
+	conntable_walk(&cs->table, fence, cs);
+	cs->state->offloaded = 0;
+	return cs->state->fenced - before;
 }
 
 static void doom_all(struct fp_conn *c, void *arg)

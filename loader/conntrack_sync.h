@@ -50,6 +50,13 @@ int ctsync_resync(struct fp_ctsync *cs);
 void ctsync_scan(struct fp_ctsync *cs, uint64_t now_ns);
 /* Forgets every connection that enters or leaves through ifindex. */
 void ctsync_drop_ifindex(struct fp_ctsync *cs, uint32_t ifindex);
+/*
+ * After a firewall change: every flow goes back to the kernel, and the connections known
+ * now stay there until they end, since the new ruleset may reject them and conntrack
+ * would still call them offloadable. Connections that start later are offloaded as usual.
+ * Returns how many were fenced.
+ */
+uint32_t ctsync_fence_all(struct fp_ctsync *cs);
 /* Removes every connection (flow entries too). */
 void ctsync_drop_all(struct fp_ctsync *cs);
 

@@ -31,6 +31,7 @@
 
 #include "common.h"
 #include "conntrack_sync.h"
+#include "firewall_watch.h"
 #include "flows.h"
 #include "route_watch.h"
 
@@ -43,6 +44,7 @@ struct daemon {
 	struct fp_daemon_state state;
 	struct fp_ctsync cs;
 	struct fp_route route;
+	struct fp_firewall firewall;
 	int timer_fd, signal_fd;
 };
 
@@ -211,7 +213,7 @@ static int daemon_run(struct fp_instance *inst, const struct fp_options *opt, in
 		fp_err("daemon setup failed: %s", strerror(-err));
 		return 1;
 	}
-	if (route_open(&d.route))
+	if (route_open(&d.route) || firewall_open(&d.firewall))
 		return 1;
 	/* Events before the dump: nothing falls between the two. */
 	if (ctsync_open(&d.cs, inst, opt, &d.state, &d.route))
@@ -234,18 +236,30 @@ static int daemon_run(struct fp_instance *inst, const struct fp_options *opt, in
 	}
 
 	while (running) {
-		struct pollfd pfd[4] = {
+		struct pollfd pfd[5] = {
 			{.fd = ctsync_event_fd(&d.cs), .events = POLLIN},
 			{.fd = route_watch_fd(&d.route), .events = POLLIN},
 			{.fd = d.timer_fd, .events = POLLIN},
 			{.fd = d.signal_fd, .events = POLLIN},
+			{.fd = firewall_fd(&d.firewall), .events = POLLIN},
 		};
 
-		if (poll(pfd, 4, -1) < 0) {
+		if (poll(pfd, 5, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			fp_err("poll: %s", strerror(errno));
 			break;
+		}
+		/* The firewall first: not one more packet of a flow it may now reject. */
+		if (pfd[4].revents && firewall_changed(&d.firewall)) {
+			uint32_t n = ctsync_fence_all(&d.cs);
+
+			d.state.firewall_changes++;
+			fp_log(LOG_NOTICE,
+			       "the firewall changed: %u connections return to the kernel until "
+			       "they end; new ones are offloaded as before",
+			       n);
+			publish_state(&d);
 		}
 		/* Route changes first: a flow offloaded next must not use an old next hop. */
 		if (pfd[1].revents)
@@ -285,6 +299,7 @@ static int daemon_run(struct fp_instance *inst, const struct fp_options *opt, in
 	remove_pid_file(inst);
 	ctsync_close(&d.cs);
 	route_close(&d.route);
+	firewall_close(&d.firewall);
 	return 0;
 }
 
@@ -342,7 +357,8 @@ int fp_daemon_start(struct fp_instance *inst, const struct fp_options *opt)
 		}
 		status = daemon_run(inst, opt, pipefd[1]);
 #ifdef __SANITIZE_ADDRESS__
-		__lsan_do_leak_check(); /* _exit() skips it, and the daemon is what runs for months */
+		__lsan_do_leak_check(); /* _exit() skips it, and the daemon is what runs for months
+					 */
 #endif
 		_exit(status);
 	}

@@ -73,14 +73,16 @@ int cmd_status(int argc, char **argv, struct fp_options *opt)
 		       "\"max_flows\": %u, \"offloaded\": %llu, \"offload_total\": %llu, "
 		       "\"removed_total\": %llu, \"events\": %llu, "
 		       "\"overruns\": %llu, \"resyncs\": %llu, \"refreshed\": %llu, "
-		       "\"table_full\": %llu, \"errors\": %llu, \"forwarded\": %llu, "
+		       "\"table_full\": %llu, \"errors\": %llu, \"firewall_changes\": %llu, "
+		       "\"fenced\": %llu, \"forwarded\": %llu, "
 		       "\"forwarded_bytes\": %llu, \"passed\": %llu}\n",
 		       pid, hb_age, (double)cfg.lease_ns / 1e9, cfg.nh_gen, v4, v6, max_flows,
 		       (unsigned long long)ds.offloaded, (unsigned long long)ds.offload_total,
 		       (unsigned long long)ds.remove_total, (unsigned long long)ds.events,
 		       (unsigned long long)ds.overruns, (unsigned long long)ds.resyncs,
 		       (unsigned long long)ds.refresh_total, (unsigned long long)ds.table_full,
-		       (unsigned long long)ds.errors, (unsigned long long)stats[FP_STAT_FORWARDED],
+		       (unsigned long long)ds.errors, (unsigned long long)ds.firewall_changes,
+		       (unsigned long long)ds.fenced, (unsigned long long)stats[FP_STAT_FORWARDED],
 		       (unsigned long long)stats[FP_STAT_FORWARDED_BYTES],
 		       (unsigned long long)passed);
 		fp_instance_close(&inst);
@@ -114,6 +116,9 @@ int cmd_status(int argc, char **argv, struct fp_options *opt)
 	       (unsigned long long)ds.overruns, (unsigned long long)ds.resyncs,
 	       (unsigned long long)ds.refresh_total, (unsigned long long)ds.table_full,
 	       (unsigned long long)ds.errors);
+	if (ds.firewall_changes)
+		printf("firewall    %llu changes seen; %llu connections kept in the kernel since\n",
+		       (unsigned long long)ds.firewall_changes, (unsigned long long)ds.fenced);
 	printf("next hops   generation %u\n", cfg.nh_gen);
 	printf("traffic     %llu packets (%llu bytes) forwarded, %llu passed to the kernel\n",
 	       (unsigned long long)stats[FP_STAT_FORWARDED],

@@ -1,0 +1,76 @@
+#!/bin/bash
+# The fastpath never forwards what the firewall would not:
+# - a packet with an offloaded flow's tuple arriving on another attached interface is not
+#   fastpathed (the flow key includes the ingress interface);
+# - a new rule that drops an offloaded connection stops the fastpath at once (the daemon
+#   hears of every nftables change and returns all flows to the kernel, where the rule
+#   drops them), while connections that start afterwards are offloaded as before.
+. "$(dirname "$0")/testbed.sh"
+tb_setup
+TB_X=${TB}x
+tb_cleanup_x() { ip netns del "$TB_X" 2>/dev/null; tb_cleanup; }
+trap tb_cleanup_x EXIT
+# A third router port r2 with a host 'x' behind it, which also claims the client's address.
+ip netns add "$TB_X"
+ip link add x0 netns "$TB_X" type veth peer name r2 netns "$TB_RTR"
+ip -n "$TB_RTR" addr add 198.18.3.1/24 dev r2
+ip -n "$TB_X" addr add 198.18.3.2/24 dev x0
+ip -n "$TB_X" addr add 198.18.1.2/32 dev x0
+ip -n "$TB_X" link set x0 up
+ip -n "$TB_X" link set lo up
+ip -n "$TB_RTR" link set r2 up
+ip -n "$TB_X" route add default via 198.18.3.1 src 198.18.1.2
+ip netns exec "$TB_X" ethtool -K x0 gro on tso off gso off tx off >/dev/null
+fastpath attach r0 r1 r2 --log-file "$TB_TMP/daemon.log" >/dev/null || exit 1
+
+# 1. The same tuple on another interface.
+tb_udp_server 6000
+check "a LAN conversation is offloaded" cli "$FP_UDP" client 198.19.2.2 6000 200
+sport=$(fastpath flows --json | jq -r '.[] | select(.in == "r0") | .src' | cut -d: -f2)
+check "... its LAN-side flow is keyed on r0" test -n "$sport"
+fwd0=$(tb_stat forwarded)
+miss0=$(tb_stat pass_no_flow)
+for i in $(seq 20); do
+	echo spoof | ip netns exec "$TB_X" socat -u - \
+		"UDP4-SENDTO:198.19.2.2:6000,bind=198.18.1.2:$sport" 2>/dev/null
+done
+sleep 0.5
+check "20 packets with its tuple arriving on r2 were not fastpathed" eq "$(tb_stat forwarded)" "$fwd0"
+check "... the fastpath handed them to the kernel as unknown flows" \
+	ge $(($(tb_stat pass_no_flow) - miss0)) 20
+
+# 2. A new rule that drops a live offloaded connection.
+tb_udp_server 6001
+cli "$FP_UDP" client 198.19.2.2 6001 400000 >"$TB_TMP/long.out" &
+long=$!
+both_ways_6001() {
+	[ "$(fastpath flows --json | jq '[.[] | select(.dst | endswith(":6001")) ] | length')" = 1 ]
+}
+check "a long conversation to port 6001 is offloaded" tb_wait 5 both_ways_6001
+fwd1=$(tb_stat forwarded)
+sleep 0.5
+check "... and the fastpath carries it" ge $(($(tb_stat forwarded) - fwd1)) 100
+rtr nft insert rule inet fw forward udp dport 6001 counter name blocked drop 2>/dev/null ||
+	{ rtr nft add counter inet fw blocked &&
+		rtr nft insert rule inet fw forward udp dport 6001 counter name blocked drop; }
+no_flows() { [ "$(tb_flow_entries)" = 0 ]; }
+check "the rule takes every flow out of the fastpath at once (< 1 s)" tb_wait 1 no_flows
+sleep 0.3
+fwd2=$(tb_stat forwarded)
+sleep 1
+check "... the fastpath forwards nothing more of it" eq "$(tb_stat forwarded)" "$fwd2"
+blocked() { rtr nft list counter inet fw blocked | awk '/packets/ { print $2 }'; }
+check "... the kernel's rule drops its packets instead" ge "$(blocked)" 1
+check "... status counts the change and the fenced connections" \
+	eq "$(tb_status | jq -c '[.firewall_changes >= 1, .fenced >= 1, .offloaded]')" '[true,true,0]'
+kill "$long" 2>/dev/null
+wait "$long" 2>/dev/null
+
+# 3. Connections that start after the change are offloaded as before.
+tb_udp_server 6002
+tb_share_start
+check "a new conversation after the change echoes intact" cli "$FP_UDP" client 198.19.2.2 6002 2000
+check "... and the fastpath carried >= 90% of it" ge "$(tb_share_percent)" 90
+port_6001_silent() { ! timeout 3 ip netns exec "$TB_CLI" "$FP_UDP" client 198.19.2.2 6001 5 >/dev/null; }
+check "... while new conversations to the dropped port get nothing" port_6001_silent
+tb_done
