@@ -53,12 +53,16 @@ int fp_daemon_pid(const struct fp_instance *inst)
 {
 	char path[PATH_MAX], comm[64] = "";
 	FILE *f;
-	int pid = 0;
+	int pid = 0, fd;
 
 	fp_run_paths(inst, path, NULL, sizeof(path));
-	f = fopen(path, "re");
-	if (!f)
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC); /* the daemon writes a regular file */
+	f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
 		return 0;
+	}
 	if (fscanf(f, "%d", &pid) != 1 || pid <= 0)
 		pid = 0;
 	fclose(f);

@@ -263,9 +263,18 @@ int fp_instance_lock(const struct fp_instance *inst)
 	char lock[PATH_MAX];
 	int fd;
 
+	struct stat st;
+
 	if (mkdir(FP_RUN_DIR, 0700) && errno != EEXIST) {
 		fp_err("cannot create %s: %s", FP_RUN_DIR, strerror(errno));
 		return -errno;
+	}
+	/* The pid and lock files live here: only we may be able to put anything in it. */
+	if (lstat(FP_RUN_DIR, &st) || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 022)) {
+		fp_err("%s is not safe (a symlink, not ours, or writable by others): remove it",
+		       FP_RUN_DIR);
+		return -EPERM;
 	}
 	fp_run_paths(inst, NULL, lock, sizeof(lock));
 	fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
