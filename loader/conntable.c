@@ -76,16 +76,17 @@ static void insert_node(struct fp_conntable *t, struct fp_conn *c, int dir)
 	t->buckets[b] = &c->node[dir];
 }
 
-static void grow(struct fp_conntable *t)
+/* Moves every node into a table of nr buckets; on no memory keeps the old one. */
+static void rehash(struct fp_conntable *t, size_t nr)
 {
 	struct fp_conn_node **old = t->buckets;
 	size_t old_nr = t->nr_buckets;
-	struct fp_conn_node **buckets = calloc(old_nr * 2, sizeof(*buckets));
+	struct fp_conn_node **buckets = calloc(nr, sizeof(*buckets));
 
 	if (!buckets)
-		return; /* keep working with longer chains */
+		return; /* keep working with longer (or emptier) chains */
 	t->buckets = buckets;
-	t->nr_buckets = old_nr * 2;
+	t->nr_buckets = nr;
 	for (size_t b = 0; b < old_nr; b++) {
 		struct fp_conn_node *n = old[b], *next;
 
@@ -121,7 +122,7 @@ struct fp_conn *conntable_add(struct fp_conntable *t, const struct fp_tuple *ori
 	if (!c)
 		return NULL;
 	if (t->count >= t->nr_buckets)
-		grow(t);
+		rehash(t, t->nr_buckets * 2);
 	c->tuple[FP_DIR_ORIG] = *orig;
 	c->tuple[FP_DIR_REPLY] = *reply;
 	insert_node(t, c, FP_DIR_ORIG);
@@ -180,6 +181,14 @@ size_t conntable_reap(struct fp_conntable *t, void (*fn)(struct fp_conn *c, void
 			}
 			n = n->next;
 		}
+	}
+	/* After a burst ends, give the bucket array back: a quarter full at least. */
+	if (t->nr_buckets > MIN_BUCKETS && t->count < t->nr_buckets / 8) {
+		size_t nr = MIN_BUCKETS;
+
+		while (nr < t->count * 4)
+			nr *= 2;
+		rehash(t, nr);
 	}
 	return removed;
 }

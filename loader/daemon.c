@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -46,6 +47,7 @@ struct daemon {
 	struct fp_route route;
 	struct fp_firewall firewall;
 	int timer_fd, signal_fd;
+	size_t table_peak; /* records, since the last malloc_trim() */
 };
 
 /* The pid of the instance's running daemon, or 0. */
@@ -154,6 +156,14 @@ static void scan(struct daemon *d)
 	uint64_t now = fp_now_ns();
 
 	ctsync_scan(&d->cs, now);
+	/* After a burst of connections ends, return the freed records' pages to the system:
+	 * glibc keeps them otherwise, and a router's memory is small. */
+	if (d->cs.table.count > d->table_peak) {
+		d->table_peak = d->cs.table.count;
+	} else if (d->table_peak >= 4096 && d->cs.table.count < d->table_peak / 2) {
+		malloc_trim(0);
+		d->table_peak = d->cs.table.count;
+	}
 	write_heartbeat(d, now, false);
 	d->state.scans++;
 	publish_state(d);

@@ -11,7 +11,7 @@
 
 static struct fp_tuple tuple(uint32_t src, uint32_t dst, uint16_t sport, uint16_t dport)
 {
-	struct fp_tuple t = { .family = AF_INET, .proto = IPPROTO_UDP };
+	struct fp_tuple t = {.family = AF_INET, .proto = IPPROTO_UDP};
 
 	t.src[0] = htonl(src);
 	t.dst[0] = htonl(dst);
@@ -24,6 +24,19 @@ static void count_cb(struct fp_conn *c, void *arg)
 {
 	(void)c;
 	(*(size_t *)arg)++;
+}
+
+/* Dooms every record but the first 16 walked; marks those (gen 16) and counts them. */
+static void doom_all_but_first_16(struct fp_conn *c, void *arg)
+{
+	size_t *kept = arg;
+
+	if (*kept < 16) {
+		c->gen = 16;
+		++*kept;
+	} else {
+		c->doomed = 1;
+	}
 }
 
 static void doom_odd(struct fp_conn *c, void *arg)
@@ -56,7 +69,8 @@ void test_conntable(void)
 		int dir_orig = dir;
 		struct fp_conn *by_reply = conntable_find(&t, &r, &dir);
 
-		if (!by_orig || by_orig != by_reply || dir_orig != FP_DIR_ORIG || dir != FP_DIR_REPLY)
+		if (!by_orig || by_orig != by_reply || dir_orig != FP_DIR_ORIG ||
+		    dir != FP_DIR_REPLY)
 			missing++;
 	}
 	CHECK(missing == 0, "%d connections not found by both tuples", missing);
@@ -79,7 +93,8 @@ void test_conntable(void)
 		struct fp_tuple r = tuple(0xc6130202, 0xc6130201, 443, 30000 + i);
 		bool want = !((1024 + i) & 1);
 
-		if (!!conntable_find(&t, &o, NULL) != want || !!conntable_find(&t, &r, NULL) != want)
+		if (!!conntable_find(&t, &o, NULL) != want ||
+		    !!conntable_find(&t, &r, NULL) != want)
 			missing++;
 	}
 	CHECK(missing == 0, "%d records wrong after reaping", missing);
@@ -91,6 +106,30 @@ void test_conntable(void)
 		c->doomed = 1;
 		CHECK(conntable_reap(&t, NULL, NULL) == 1, "self-paired record not reaped");
 		CHECK(!conntable_find(&t, &same, NULL), "self-paired record still found");
+	}
+	tl_case_end();
+
+	tl_case_begin("conntable: the bucket array shrinks after a burst, records intact");
+	{
+		size_t grown = t.nr_buckets, kept = 0;
+
+		conntable_walk(&t, doom_all_but_first_16, &kept);
+		conntable_reap(&t, NULL, NULL);
+		CHECK(t.count == 16, "%zu records left", t.count);
+		CHECK(t.nr_buckets < grown && t.nr_buckets >= t.count,
+		      "%zu buckets for 16 records (was %zu)", t.nr_buckets, grown);
+		missing = 0;
+		for (int i = 0; i < N; i++) {
+			struct fp_tuple o = tuple(0xc6120102, 0xc6130202, 1024 + i, 443);
+			struct fp_conn *found = conntable_find(&t, &o, NULL);
+
+			if (found &&
+			    (found->gen != 16 || !conntable_find(&t, &found->tuple[1], NULL)))
+				missing++;
+			else if (found)
+				kept--;
+		}
+		CHECK(missing == 0 && kept == 0, "%d records broken, %zu not found", missing, kept);
 	}
 	conntable_free(&t);
 	tl_case_end();
