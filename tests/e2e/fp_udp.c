@@ -8,6 +8,9 @@
  *                                 flight), checks each echo byte for byte, resends lost ones;
  *                                 prints "sent N echoed N corrupt 0 resent R"; exit 0 if all
  *                                 came back intact
+ *   fp-udp pong PORT              TCP: answers every connection with "pong" and closes
+ *   fp-udp churn ADDR PORT S      short TCP (pong) and UDP (server) exchanges for S seconds,
+ *                                 each from a new port; prints "ok N failed M"
  * Payloads are 1000 bytes derived from the sequence number, so corruption is detected.
  */
 #include <arpa/inet.h>
@@ -18,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdbool.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -175,6 +179,94 @@ static int client(const char *addr, const char *port, uint32_t count)
 	return done == count && corrupt == 0 ? 0 : 1;
 }
 
+/* fp-udp pong PORT: a TCP server that answers every connection with "pong\n" and closes. */
+static int pong(const char *port)
+{
+	struct sockaddr_in6 addr = { .sin6_family = AF_INET6, .sin6_port = htons(atoi(port)) };
+	int fd = socket(AF_INET6, SOCK_STREAM, 0), on = 1, off = 0;
+
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
+	setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof(off));
+	if (bind(fd, (struct sockaddr *)&addr, sizeof(addr)) || listen(fd, 1024)) {
+		perror("bind");
+		return 2;
+	}
+	for (;;) {
+		int c = accept(fd, NULL, NULL);
+
+		if (c < 0)
+			continue;
+		if (write(c, "pong\n", 5) != 5)
+			perror("write");
+		close(c);
+	}
+}
+
+/* One short TCP exchange: connect, read "pong\n" until the server closes. */
+static bool churn_tcp(const struct addrinfo *ai)
+{
+	char buf[16];
+	size_t got = 0;
+	int fd = socket(ai->ai_family, SOCK_STREAM, 0);
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	bool ok = false;
+
+	if (fd < 0 || connect(fd, ai->ai_addr, ai->ai_addrlen))
+		goto out;
+	while (got < sizeof(buf) && poll(&pfd, 1, 2000) == 1) {
+		ssize_t n = read(fd, buf + got, sizeof(buf) - got);
+
+		if (n <= 0)
+			break;
+		got += n;
+	}
+	ok = got == 5 && !memcmp(buf, "pong\n", 5);
+out:
+	close(fd);
+	return ok;
+}
+
+/* One short UDP conversation from a new source port: a datagram, its echo. */
+static bool churn_udp(const struct addrinfo *ai, uint32_t token)
+{
+	int fd = socket(ai->ai_family, SOCK_DGRAM, 0);
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	uint32_t echo = ~token;
+	bool ok = false;
+
+	if (fd < 0 || connect(fd, ai->ai_addr, ai->ai_addrlen))
+		goto out;
+	for (int attempt = 0; attempt < 3 && !ok; attempt++) {
+		send(fd, &token, sizeof(token), 0);
+		if (poll(&pfd, 1, 1000) == 1 && recv(fd, &echo, sizeof(echo), 0) == sizeof(echo))
+			ok = echo == token;
+	}
+out:
+	close(fd);
+	return ok;
+}
+
+/*
+ * fp-udp churn ADDR PORT SECONDS: short connections for SECONDS, alternating a TCP exchange
+ * with "fp-udp pong PORT" and a UDP one with "fp-udp server PORT"; prints "ok N failed M".
+ */
+static int churn(const char *addr, const char *port, double seconds)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai;
+	unsigned long ok = 0, failed = 0;
+	double end = now_s() + seconds;
+	uint32_t token = getpid() << 16;
+
+	if (getaddrinfo(addr, port, &hints, &ai))
+		return 2;
+	while (now_s() < end) {
+		churn_tcp(ai) ? ok++ : failed++;
+		churn_udp(ai, token++) ? ok++ : failed++;
+	}
+	printf("ok %lu failed %lu\n", ok, failed);
+	return failed ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -182,6 +274,11 @@ int main(int argc, char **argv)
 		return server(argv[2]);
 	if (argc == 5 && !strcmp(argv[1], "client"))
 		return client(argv[2], argv[3], strtoul(argv[4], NULL, 0));
-	fprintf(stderr, "usage: fp-udp server PORT | fp-udp client ADDR PORT COUNT\n");
+	if (argc == 3 && !strcmp(argv[1], "pong"))
+		return pong(argv[2]);
+	if (argc == 5 && !strcmp(argv[1], "churn"))
+		return churn(argv[2], argv[3], strtod(argv[4], NULL));
+	fprintf(stderr, "usage: fp-udp server PORT | fp-udp client ADDR PORT COUNT |\n"
+			"       fp-udp pong PORT | fp-udp churn ADDR PORT SECONDS\n");
 	return 2;
 }

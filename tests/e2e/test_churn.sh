@@ -1,0 +1,73 @@
+#!/bin/bash
+# Churn soak: short TCP and UDP connections opened and closed through NAT, as fast as four
+# workers can, while a long TCP download and a long UDP stream run. CHURN_SECONDS long (60
+# in make test; set it higher for a real soak). At the end:
+# - both long transfers arrived intact, and no short connection failed;
+# - every flow map entry belongs to a live conntrack entry;
+# - the daemon's memory is back near where it started, and the maps empty out once
+#   conntrack forgets the connections.
+. "$(dirname "$0")/testbed.sh"
+CHURN_SECONDS=${CHURN_SECONDS:-60}
+WORKERS=4
+tb_setup
+tb_attach || exit 1
+rss_kb() { awk '/VmRSS/ { print $2 }' /proc/"$(tb_daemon_pid)"/status; }
+rss0=$(rss_kb)
+
+# The servers: TCP answers "pong" and closes, UDP echoes.
+srv "$FP_UDP" pong 7000 &
+TB_PIDS+=($!)
+tb_udp_server 7000
+tb_wait 5 srv_listening 7000 || exit 1
+
+# The long transfers.
+file=$(tb_random_file 100)
+want=$(sha256sum <"$file" | cut -d' ' -f1)
+tb_tcp_transfer "$file" down >"$TB_TMP/long-tcp.sha" &
+long_tcp=$!
+tb_udp_server 6000
+cli "$FP_UDP" client 198.19.2.2 6000 150000 >"$TB_TMP/long-udp.out" &
+long_udp=$!
+
+# The churn: each worker opens short TCP and UDP connections back to back.
+for w in $(seq $WORKERS); do
+	cli "$FP_UDP" churn 198.19.2.2 7000 "$CHURN_SECONDS" >"$TB_TMP/churn.$w" &
+	churners+=($!)
+done
+wait "${churners[@]}"
+read -r ok bad <<<"$(awk '{ o += $2; b += $4 } END { print o + 0, b + 0 }' "$TB_TMP"/churn.*)"
+tb_log "  $ok short connections succeeded, $bad failed in ${CHURN_SECONDS}s; status:" \
+	"$(tb_status | jq -c '{offloaded, offload_total, removed_total, events, overruns, errors}')"
+check "thousands of short connections ($ok)" ge "$ok" $((CHURN_SECONDS * 50))
+check "... none failed" eq "$bad" 0
+check "the long TCP download arrived intact" bash -c "wait $long_tcp 2>/dev/null; [ \"\$(cat $TB_TMP/long-tcp.sha)\" = $want ]"
+check "the long UDP stream arrived intact" wait "$long_udp"
+tb_log "  long UDP: $(cat "$TB_TMP/long-udp.out")"
+check "the daemon reported no error" eq "$(tb_status | jq .errors)" 0
+
+# Every flow entry has a live conntrack entry (after one scan, nothing is in flight).
+sleep 1.5
+fastpath flows --json | jq -r '.[] | "\(.proto) \(.src) \(.dst)"' | sort -u >"$TB_TMP/flows"
+rtr conntrack -L 2>/dev/null | awk '{
+	n = 0
+	for (i = 1; i <= NF; i++) {
+		split($i, kv, "=")
+		if (kv[1] == "src") s[++n] = kv[2]
+		if (kv[1] == "dst") d[n] = kv[2]
+		if (kv[1] == "sport") sp[n] = kv[2]
+		if (kv[1] == "dport") dp[n] = kv[2]
+	}
+	for (j = 1; j <= 2 && j <= n; j++) print $1, s[j] ":" sp[j], d[j] ":" dp[j]
+}' | sort -u >"$TB_TMP/conntrack"
+orphans=$(comm -23 "$TB_TMP/flows" "$TB_TMP/conntrack" | wc -l)
+tb_log "  $(wc -l <"$TB_TMP/flows") flow entries, $(wc -l <"$TB_TMP/conntrack") conntrack tuples"
+check "no flow entry without a live conntrack entry ($orphans)" eq "$orphans" 0
+
+rtr conntrack -F >/dev/null 2>&1
+empty() { [ "$(tb_flow_entries)" = 0 ] && [ "$(tb_status | jq .offloaded)" = 0 ]; }
+check "the maps empty out once conntrack forgets everything" tb_wait 3 empty
+sleep 1.5 # a scan: it gives freed memory back
+rss1=$(rss_kb)
+tb_log "  daemon RSS ${rss0} kB at the start, ${rss1} kB at the end"
+check "... and the daemon's memory is back near the start (< +2 MB)" ge $((rss0 + 2048)) "$rss1"
+tb_done
