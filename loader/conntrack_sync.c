@@ -756,6 +756,20 @@ static void doom_all(struct fp_conn *c, void *arg)
 	c->doomed = 1;
 }
 
+static void doom_offloaded(struct fp_conn *c, void *arg)
+{
+	(void)arg;
+	if (!c->fenced)
+		c->doomed = 1;
+}
+
+void ctsync_drop_offloaded(struct fp_ctsync *cs)
+{
+	conntable_walk(&cs->table, doom_offloaded, NULL);
+	conntable_reap(&cs->table, reap_cb, cs);
+	cs->state->offloaded = 0;
+}
+
 void ctsync_drop_all(struct fp_ctsync *cs)
 {
 	conntable_walk(&cs->table, doom_all, NULL);

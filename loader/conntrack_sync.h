@@ -57,6 +57,8 @@ void ctsync_drop_ifindex(struct fp_ctsync *cs, uint32_t ifindex);
  * Returns how many were fenced.
  */
 uint32_t ctsync_fence_all(struct fp_ctsync *cs);
+/* Removes every offloaded connection (flow entries too); fenced ones stay fenced. */
+void ctsync_drop_offloaded(struct fp_ctsync *cs);
 /* Removes every connection (flow entries too). */
 void ctsync_drop_all(struct fp_ctsync *cs);
 

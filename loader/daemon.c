@@ -295,7 +295,8 @@ static int daemon_run(struct fp_instance *inst, const struct fp_options *opt, in
 				continue;
 			if (si.ssi_signo == SIGHUP) {
 				fp_log(LOG_NOTICE, "SIGHUP: dropping all flows and resyncing");
-				ctsync_drop_all(&d.cs);
+				/* A flush does not undo a firewall change's fence. */
+				ctsync_drop_offloaded(&d.cs);
 				d.state.resyncs++;
 				ctsync_resync(&d.cs);
 			} else {

@@ -4,7 +4,8 @@
 #   fastpathed (the flow key includes the ingress interface);
 # - a new rule that drops an offloaded connection stops the fastpath at once (the daemon
 #   hears of every nftables change and returns all flows to the kernel, where the rule
-#   drops them), while connections that start afterwards are offloaded as before.
+#   drops them), while connections that start afterwards are offloaded as before; a flush
+#   does not bring the old ones back.
 . "$(dirname "$0")/testbed.sh"
 tb_setup
 TB_X=${TB}x
@@ -71,6 +72,10 @@ tb_udp_server 6002
 tb_share_start
 check "a new conversation after the change echoes intact" cli "$FP_UDP" client 198.19.2.2 6002 2000
 check "... and the fastpath carried >= 90% of it" ge "$(tb_share_percent)" 90
+fastpath flush >/dev/null
+only_6002() { [ "$(tb_flow_entries)" = 2 ] &&
+	[ "$(fastpath flows --json | jq '[.[] | select(.dst | endswith(":6002"))] | length')" = 1 ]; }
+check "a flush re-offloads the new conversation, but not the fenced ones" tb_wait 3 only_6002
 port_6001_silent() { ! timeout 3 ip netns exec "$TB_CLI" "$FP_UDP" client 198.19.2.2 6001 5 >/dev/null; }
 check "... while new conversations to the dropped port get nothing" port_6001_silent
 tb_done
