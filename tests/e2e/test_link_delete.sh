@@ -1,6 +1,7 @@
 #!/bin/bash
 # An attached interface that disappears: the kernel drops it from the egress map, the daemon
-# removes its flows and its link pin, and keeps serving the other interfaces.
+# removes its flows and its link pin, and keeps serving the other interfaces. Re-created
+# and attached again, it joins the running instance and its traffic is offloaded again.
 . "$(dirname "$0")/testbed.sh"
 tb_setup
 tb_attach || exit 1
@@ -14,4 +15,19 @@ check "deleting r0 removes its flows" tb_wait 3 no_flows
 check "... and its link pin" tb_wait 3 test ! -e "$TB_PIN/link_$r0"
 check "... r1 stays attached" eq "$(tb_status | jq -r '.interfaces[].name')" r1
 check "... the daemon keeps running" ge "$(tb_daemon_pid)" 1
+
+ip link add c0 netns "$TB_CLI" type veth peer name r0 netns "$TB_RTR"
+ip -n "$TB_CLI" addr add 198.18.1.2/24 dev c0
+ip -n "$TB_RTR" addr add 198.18.1.1/24 dev r0
+ip -n "$TB_CLI" link set c0 up
+ip -n "$TB_RTR" link set r0 up
+ip -n "$TB_CLI" route add default via 198.18.1.1
+cli ethtool -K c0 gro on tso off gso off tx off >/dev/null
+pid=$(tb_daemon_pid)
+check "the re-created r0 attaches again" fastpath attach r0
+check "... to the same daemon" eq "$(tb_daemon_pid)" "$pid"
+tb_udp_server 6001
+tb_share_start
+check "... and its traffic echoes intact" cli "$FP_UDP" client 198.19.2.2 6001 2000
+check "... offloaded again (>= 90%)" ge "$(tb_share_percent)" 90
 tb_done

@@ -17,6 +17,10 @@ check "a symlink at the pid file's path is not followed" eq "$(cat "$victim")" p
 check "... the pid file is a regular file" test -f "$run/$name.pid" -a ! -L "$run/$name.pid"
 check "... naming the daemon" eq "$(cat "$run/$name.pid")" "$(tb_daemon_pid)"
 check "... readable by others but writable by root only" eq "$(stat -c %a "$run/$name.pid")" 644
+world_writable=$(find "$TB_PIN" "$run" "$TB_TMP/daemon.log" -perm -o+w | wc -l)
+check "nothing it made is world-writable: pins, run files, log ($world_writable)" \
+	eq "$world_writable" 0
+check "the daemon's log file is private (0600)" eq "$(stat -c %a "$TB_TMP/daemon.log")" 600
 fastpath detach >/dev/null
 
 ln -sf "$victim" "$run/$name.lock"
