@@ -47,6 +47,7 @@
 #define REQUEST_BUF_SIZE MNL_SOCKET_BUFFER_SIZE /* an ACK or one entry */
 #define REFRESH_MAX_S	 60			/* refresh an active entry at least this often */
 #define POLL_BUDGET	 1024			/* conntrack GETs per scan for polled entries */
+#define PORTS_REREAD_NS	 100000000ull		/* see port_attached() */
 
 enum { TIMEOUT_TCP, TIMEOUT_UDP };
 
@@ -369,6 +370,30 @@ static void conn_remove(struct fp_ctsync *cs, struct fp_conn *c)
 	conntable_remove(&cs->table, c);
 }
 
+/*
+ * Whether the fastpath is attached to ifindex, from a copy of the devmap's keys: asking the
+ * devmap for each direction of each new connection cost two syscalls per connection. The
+ * copy is read again when it does not know an interface (at most every PORTS_REREAD_NS,
+ * so a newly attached one is seen at once) and at every scan (so a detached one is
+ * forgotten within a scan; the scan also returns its connections to the kernel).
+ */
+static bool port_attached(struct fp_ctsync *cs, uint32_t ifindex)
+{
+	uint64_t now;
+
+	for (int pass = 0; pass < 2; pass++) {
+		for (int i = 0; i < cs->nr_ports; i++)
+			if (cs->ports[i] == ifindex)
+				return true;
+		now = fp_now_ns();
+		if (pass || fp_elapsed_ns(now, cs->ports_read_ns) < PORTS_REREAD_NS)
+			return false;
+		cs->nr_ports = fp_tx_ports(cs->inst, cs->ports, FP_MAX_TX_PORTS);
+		cs->ports_read_ns = now;
+	}
+	return false;
+}
+
 static void conn_offload(struct fp_ctsync *cs, const struct fp_tuple *orig,
 			 const struct fp_tuple *reply)
 {
@@ -381,7 +406,7 @@ static void conn_offload(struct fp_ctsync *cs, const struct fp_tuple *orig,
 		const struct fp_tuple *t = dir == FP_DIR_ORIG ? orig : reply;
 		int oif = route_oif(cs->route, t->family, t->src);
 
-		if (oif > 0 && fp_tx_port_attached(cs->inst, oif))
+		if (oif > 0 && port_attached(cs, oif))
 			ingress[dir] = oif;
 	}
 	if (!ingress[0] && !ingress[1])
@@ -694,6 +719,9 @@ void ctsync_scan(struct fp_ctsync *cs, uint64_t now_ns)
 	struct scan_ctx sc = {.cs = cs, .now = now_ns};
 
 	sc.nr_ports = fp_tx_ports(cs->inst, sc.ports, FP_MAX_TX_PORTS);
+	memcpy(cs->ports, sc.ports, sizeof(cs->ports));
+	cs->nr_ports = sc.nr_ports;
+	cs->ports_read_ns = now_ns;
 	sc.poll_stride = cs->polled / POLL_BUDGET + 1;
 	cs->scans++;
 	read_timeouts(cs);

@@ -32,6 +32,9 @@ struct fp_ctsync {
 	uint32_t polled;	 /* records with polled set */
 	uint32_t next_poll_slot; /* the next polled record's slot */
 	uint64_t scans;
+	uint32_t ports[FP_MAX_TX_PORTS]; /* the attached interfaces, as last read */
+	int nr_ports;
+	uint64_t ports_read_ns;
 	char *buf;	   /* events and dumps */
 	char *request_buf; /* answers to requests */
 };
