@@ -13,6 +13,14 @@
  *        PACKETS were sent (0: no limit) or SECONDS passed; prints "sent N in T s".
  *        With PACE_US, 64 frames at a time with that pause between: for establishing flows,
  *        whose replies must not overflow the veth rings on the way back.
+ *   fp-bench ct-burst N SADDR DADDR DPORT NATADDR [PINDIR]
+ *        create N conntrack entries at once through ctnetlink, as if N masqueraded UDP
+ *        conversations SADDR+k:sport -> DADDR:DPORT+k (reply to NATADDR:sport) had all been
+ *        answered at the same moment; prints "created N in T s". The daemon sees one NEW
+ *        event per entry, already offloadable (a real connection sends a NEW and then an
+ *        UPDATE event), so this measures its event-to-map-entry rate. With the instance's
+ *        PINDIR, it then polls the daemon's counters every millisecond and prints
+ *        "offloaded N in T s" (T from the first entry created).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -27,8 +35,13 @@
 #include <linux/if_link.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <libmnl/libmnl.h>
+#include <linux/netfilter/nfnetlink.h>
+#include <linux/netfilter/nfnetlink_conntrack.h>
+#include <libnetfilter_conntrack/libnetfilter_conntrack.h>
 
 #include "bench.h"
+#include "xdp_fastpath.h"
 #include "bench.skel.h"
 
 #define FRAME_LEN  60 /* 64 bytes on the wire with the FCS */
@@ -126,33 +139,35 @@ static double now_s(void)
 static int generate(char **argv)
 {
 	struct bench *skel = bench__open_and_load();
-	struct bench_cfg cfg = { .nr_flows = strtoul(argv[1], NULL, 0) };
+	struct bench_cfg cfg = {.nr_flows = strtoul(argv[1], NULL, 0)};
 	unsigned long long limit = strtoull(argv[2], NULL, 0), sent = 0;
 	double seconds = atof(argv[3]), start;
 	unsigned int pace_us = argv[8] ? strtoul(argv[8], NULL, 0) : 0;
 
 	cfg.dport_base = argv[8] && argv[9] ? strtoul(argv[9], NULL, 0) : 0;
-	__u8 frame[FRAME_LEN] = { 0 };
+	__u8 frame[FRAME_LEN] = {0};
 	__u32 zero = 0;
 
 	if (!skel)
 		die("loading the generator");
 	parse_mac(argv[4], cfg.dmac);
 	parse_mac(argv[5], cfg.smac);
-	if (inet_pton(AF_INET, argv[6], &cfg.saddr) != 1 || inet_pton(AF_INET, argv[7], &cfg.daddr) != 1)
+	if (inet_pton(AF_INET, argv[6], &cfg.saddr) != 1 ||
+	    inet_pton(AF_INET, argv[7], &cfg.daddr) != 1)
 		die("addresses");
 	if (bpf_map_update_elem(bpf_map__fd(skel->maps.bench_cfg), &zero, &cfg, 0))
 		die("generator config");
 
-	struct xdp_md ctx = { .data_end = FRAME_LEN, .ingress_ifindex = ifindex_of(argv[0]) };
+	struct xdp_md ctx = {.data_end = FRAME_LEN, .ingress_ifindex = ifindex_of(argv[0])};
 	start = now_s();
 	while ((!limit || sent < limit) && now_s() - start < seconds) {
 		unsigned long long batch = pace_us ? 64 : GEN_REPEAT;
 
 		if (limit && limit - sent < batch)
 			batch = limit - sent;
-		LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = frame, .data_size_in = sizeof(frame),
-			    .ctx_in = &ctx, .ctx_size_in = sizeof(ctx), .repeat = batch,
+		LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = frame,
+			    .data_size_in = sizeof(frame), .ctx_in = &ctx,
+			    .ctx_size_in = sizeof(ctx), .repeat = batch,
 			    .flags = BPF_F_TEST_XDP_LIVE_FRAMES, .batch_size = 64);
 
 		if (bpf_prog_test_run_opts(bpf_program__fd(skel->progs.xdp_gen), &opts))
@@ -166,6 +181,104 @@ static int generate(char **argv)
 	return 0;
 }
 
+#define BURST_BATCH 64 /* messages per sendto(): the kernel handles them one by one */
+
+static int ct_burst(char **argv, const char *pin_dir)
+{
+	char path[PATH_MAX];
+	int daemon_fd = -1;
+	__u64 offloaded0 = 0;
+
+	if (pin_dir) {
+		snprintf(path, sizeof(path), "%s/fp_daemon", pin_dir);
+		daemon_fd = bpf_obj_get(path);
+		if (daemon_fd < 0)
+			return die(path);
+	}
+	uint32_t n = strtoul(argv[0], NULL, 0), saddr = ntohl(inet_addr(argv[1]));
+	uint32_t daddr = inet_addr(argv[2]), nat = inet_addr(argv[4]);
+	uint16_t dport_base = htons(atoi(argv[3]));
+	struct mnl_socket *nl = mnl_socket_open(NETLINK_NETFILTER);
+	static char buf[BURST_BATCH * 512], reply[8192];
+	uint32_t created = 0, failed = 0;
+	double start;
+
+	if (!nl || mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID))
+		return die("netlink");
+	if (daemon_fd >= 0) {
+		struct fp_daemon_state st;
+		__u32 zero = 0;
+
+		if (bpf_map_lookup_elem(daemon_fd, &zero, &st))
+			return die("fp_daemon");
+		offloaded0 = st.offloaded;
+	}
+	start = now_s();
+	while (created < n) {
+		size_t len = 0;
+
+		for (int b = 0; b < BURST_BATCH && created < n; b++, created++) {
+			/* 60000 source ports per source address and server port: the reply
+			 * tuples (server -> NATADDR:sport) must differ too */
+			uint16_t sport = htons(1024 + created % 60000);
+			uint32_t src = htonl(saddr + created / 60000);
+			uint16_t dport = htons(ntohs(dport_base) + created / 60000);
+			struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf + len);
+			struct nfgenmsg *nfg;
+			struct nf_conntrack *ct = nfct_new();
+
+			nlh->nlmsg_type = (NFNL_SUBSYS_CTNETLINK << 8) | IPCTNL_MSG_CT_NEW;
+			nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_CREATE | NLM_F_EXCL;
+			nlh->nlmsg_seq = created;
+			nfg = mnl_nlmsg_put_extra_header(nlh, sizeof(*nfg));
+			nfg->nfgen_family = AF_INET;
+			nfg->version = NFNETLINK_V0;
+			nfct_set_attr_u8(ct, ATTR_ORIG_L3PROTO, AF_INET);
+			nfct_set_attr_u8(ct, ATTR_ORIG_L4PROTO, IPPROTO_UDP);
+			nfct_set_attr_u8(ct, ATTR_REPL_L3PROTO, AF_INET);
+			nfct_set_attr_u8(ct, ATTR_REPL_L4PROTO, IPPROTO_UDP);
+			nfct_set_attr_u32(ct, ATTR_ORIG_IPV4_SRC, src);
+			nfct_set_attr_u32(ct, ATTR_ORIG_IPV4_DST, daddr);
+			nfct_set_attr_u16(ct, ATTR_ORIG_PORT_SRC, sport);
+			nfct_set_attr_u16(ct, ATTR_ORIG_PORT_DST, dport);
+			nfct_set_attr_u32(ct, ATTR_REPL_IPV4_SRC, daddr);
+			nfct_set_attr_u32(ct, ATTR_REPL_IPV4_DST, nat);
+			nfct_set_attr_u16(ct, ATTR_REPL_PORT_SRC, dport);
+			nfct_set_attr_u16(ct, ATTR_REPL_PORT_DST, sport);
+			nfct_set_attr_u32(ct, ATTR_STATUS, IPS_SEEN_REPLY | IPS_ASSURED);
+			nfct_set_attr_u32(ct, ATTR_TIMEOUT, 600);
+			if (nfct_nlmsg_build(nlh, ct) < 0)
+				return die("nfct_nlmsg_build");
+			nfct_destroy(ct);
+			len += nlh->nlmsg_len;
+		}
+		if (mnl_socket_sendto(nl, buf, len) < 0)
+			return die("sendto");
+		/* Failures come back as error messages (no ACKs were asked for). */
+		while (recv(mnl_socket_get_fd(nl), reply, sizeof(reply), MSG_DONTWAIT) > 0)
+			failed++;
+	}
+	printf("created %u in %.3f s (%u error replies)\n", n - failed, now_s() - start, failed);
+	mnl_socket_close(nl);
+	if (daemon_fd >= 0) {
+		/* The daemon publishes its counters after each batch of events it applied. */
+		struct fp_daemon_state st = {0};
+		__u32 zero = 0;
+
+		while (now_s() - start < 120) {
+			if (bpf_map_lookup_elem(daemon_fd, &zero, &st))
+				return die("fp_daemon");
+			if (st.offloaded >= offloaded0 + n - failed)
+				break;
+			usleep(1000);
+		}
+		printf("offloaded %llu in %.3f s, overruns %llu, resyncs %llu\n",
+		       (unsigned long long)(st.offloaded - offloaded0), now_s() - start,
+		       (unsigned long long)st.overruns, (unsigned long long)st.resyncs);
+	}
+	return failed ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "sink")) {
@@ -173,10 +286,12 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc == 5 && !strcmp(argv[1], "pass")) {
-		struct bench_cfg cfg = { .pass = atoi(argv[4]) };
+		struct bench_cfg cfg = {.pass = atoi(argv[4])};
 		__u32 zero = 0;
 
-		return bpf_map_update_elem(open_pin(argv[2], argv[3], "cfg"), &zero, &cfg, 0) ? die("pass") : 0;
+		return bpf_map_update_elem(open_pin(argv[2], argv[3], "cfg"), &zero, &cfg, 0)
+			       ? die("pass")
+			       : 0;
 	}
 	if (argc == 4 && !strcmp(argv[1], "count")) {
 		printf("%llu\n", count(argv[2], argv[3]));
@@ -184,7 +299,7 @@ int main(int argc, char **argv)
 	}
 	if (argc == 7 && !strcmp(argv[1], "ceiling")) {
 		struct bench *skel = attach(argv[2], argv[3], 1);
-		struct bench_cfg cfg = { 0 };
+		struct bench_cfg cfg = {0};
 		__u32 zero = 0, out = ifindex_of(argv[4]);
 
 		parse_mac(argv[5], cfg.dmac);
@@ -196,7 +311,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc == 4 && !strcmp(argv[1], "detach")) {
-		static const char *const what[] = { "link", "cfg", "count" };
+		static const char *const what[] = {"link", "cfg", "count"};
 		char path[PATH_MAX];
 
 		for (int i = 0; i < 3; i++) {
@@ -205,6 +320,8 @@ int main(int argc, char **argv)
 		}
 		return 0;
 	}
+	if ((argc == 7 || argc == 8) && !strcmp(argv[1], "ct-burst"))
+		return ct_burst(argv + 2, argc == 8 ? argv[7] : NULL);
 	if (argc >= 10 && argc <= 12 && !strcmp(argv[1], "gen"))
 		return generate(argv + 2);
 	fprintf(stderr, "usage: see the top of tests/bench/fp_bench.c\n");

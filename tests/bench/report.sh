@@ -67,6 +67,20 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2fx", a / b; els
 		"$(extra event_overruns) event overruns, $(extra event_resyncs) resyncs." \
 		"The generator paces establishment (echo servers must answer every flow), so this" \
 		"bounds the daemon's rate from below."
+	if grep -q burst_flows_ extra.txt; then
+		# Median of the rounds: seconds from the first conntrack entry to all offloaded.
+		med() { tr ' ' '\n' <extra.txt | sed -n "s/^$1_[0-9]*=//p" | sort -n |
+			awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+		all() { tr ' ' '\n' <extra.txt | sed -n "s/^$1_[0-9]*=//p" | paste -sd/; }
+		n=$(med burst_flows)
+		echo "- A burst: $n conntrack entries created at once through ctnetlink (each already" \
+			"answered; created in $(med burst_created_s) s). All offloaded in" \
+			"$(awk -v s="$(med burst_offloaded_s)" 'BEGIN { printf "%.2f", s }') s (median;" \
+			"$(all burst_offloaded_s | awk -F/ '{ for (i = 1; i <= NF; i++) printf "%s%.2f", (i > 1 ? "/" : ""), $i }') s)," \
+			"$(awk -v n="$n" -v s="$(med burst_offloaded_s)" 'BEGIN { printf "%.0f", n / s }') flows/s;" \
+			"offloaded $(all burst_offloaded), overruns $(all burst_overruns)," \
+			"resyncs $(all burst_resyncs), table full $(all burst_table_full)."
+	fi
 	if [ -f tcp.csv ]; then
 		echo
 		echo "## TCP (iperf3, MTU-sized packets)"
