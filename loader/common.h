@@ -70,7 +70,6 @@ int fp_read_config(const struct fp_instance *inst, struct fp_config *cfg);
 int fp_write_config(const struct fp_instance *inst, const struct fp_config *cfg);
 int fp_read_stats(const struct fp_instance *inst, uint64_t stats[FP_STAT_MAX]);
 int fp_tx_ports(const struct fp_instance *inst, uint32_t *ifindexes, int max);
-bool fp_tx_port_attached(const struct fp_instance *inst, uint32_t ifindex);
 void fp_run_paths(const struct fp_instance *inst, char *pid, char *lock, size_t len);
 
 /* flows.c */

@@ -76,12 +76,6 @@ int route_oif(struct fp_route *rt, int family, const uint32_t *addr)
 	return a[15] & 1 ? -ENETUNREACH : 4;
 }
 
-bool fp_tx_port_attached(const struct fp_instance *inst, uint32_t ifindex)
-{
-	(void)inst;
-	return ifindex == FUZZ_LAN_IFINDEX || ifindex == FUZZ_WAN_IFINDEX;
-}
-
 int fp_tx_ports(const struct fp_instance *inst, uint32_t *ifindexes, int max)
 {
 	(void)inst;
