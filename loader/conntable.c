@@ -1,16 +1,57 @@
 // SPDX-License-Identifier: GPL-2.0-only
+/* The connection table (conntable.h): a chained hash of compact records, two links each. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/socket.h>
 
 #include "conntable.h"
 
 #define MIN_BUCKETS 1024
 
-static struct fp_conn *node_conn(struct fp_conn_node *n)
+/* A chain link: the record, and in the low bit the direction whose chain goes through it. */
+static uintptr_t link_of(const struct fp_conn *c, int dir)
 {
-	return (struct fp_conn *)((char *)(n - n->dir) - offsetof(struct fp_conn, node));
+	return (uintptr_t)c | (uintptr_t)dir;
+}
+
+static struct fp_conn *link_conn(uintptr_t link)
+{
+	return (struct fp_conn *)(link & ~(uintptr_t)1);
+}
+
+static int link_dir(uintptr_t link)
+{
+	return link & 1;
+}
+
+static int addr_words(int family)
+{
+	return family == AF_INET6 ? 4 : 1;
+}
+
+void conn_tuple(const struct fp_conn *c, int dir, struct fp_tuple *t)
+{
+	int w = addr_words(c->family);
+
+	memset(t, 0, sizeof(*t));
+	t->family = c->family;
+	t->proto = c->proto;
+	memcpy(t->src, &c->addr[2 * w * dir], w * 4);
+	memcpy(t->dst, &c->addr[2 * w * dir + w], w * 4);
+	t->sport = c->sport[dir];
+	t->dport = c->dport[dir];
+}
+
+static bool conn_matches(const struct fp_conn *c, int dir, const struct fp_tuple *t)
+{
+	int w = addr_words(c->family);
+
+	return t->family == c->family && t->proto == c->proto && t->sport == c->sport[dir] &&
+	       t->dport == c->dport[dir] && !memcmp(t->src, &c->addr[2 * w * dir], w * 4) &&
+	       !memcmp(t->dst, &c->addr[2 * w * dir + w], w * 4);
 }
 
 static uint64_t tuple_hash(const struct fp_conntable *t, const struct fp_tuple *tuple)
@@ -25,6 +66,14 @@ static uint64_t tuple_hash(const struct fp_conntable *t, const struct fp_tuple *
 	h *= 0xff51afd7ed558ccdull;
 	h ^= h >> 33;
 	return h;
+}
+
+static size_t conn_bucket(const struct fp_conntable *t, const struct fp_conn *c, int dir)
+{
+	struct fp_tuple tuple;
+
+	conn_tuple(c, dir, &tuple);
+	return tuple_hash(t, &tuple) & (t->nr_buckets - 1);
 }
 
 int conntable_init(struct fp_conntable *t)
@@ -42,57 +91,55 @@ int conntable_init(struct fp_conntable *t)
 void conntable_free(struct fp_conntable *t)
 {
 	t->count = 0;
-	/* Unlink the reply nodes first: freeing a record frees both its nodes, and a chain
-	 * walked later could still lead through the reply node of a freed record. */
+	/* Unlink the reply links first: freeing a record ends both its chains, and a chain
+	 * walked later could still lead through the reply link of a freed record. */
 	for (size_t b = 0; b < t->nr_buckets; b++) {
-		struct fp_conn_node **pp = &t->buckets[b];
+		uintptr_t *pp = &t->buckets[b];
 
 		while (*pp) {
-			if ((*pp)->dir == FP_DIR_REPLY)
-				*pp = (*pp)->next;
+			if (link_dir(*pp) == FP_DIR_REPLY)
+				*pp = link_conn(*pp)->next[FP_DIR_REPLY];
 			else
-				pp = &(*pp)->next;
+				pp = &link_conn(*pp)->next[FP_DIR_ORIG];
 		}
 	}
 	for (size_t b = 0; b < t->nr_buckets; b++) {
-		struct fp_conn_node *n = t->buckets[b], *next;
+		uintptr_t l = t->buckets[b], next;
 
-		for (; n; n = next) {
-			next = n->next;
-			if (n->dir == FP_DIR_ORIG)
-				free(node_conn(n));
+		for (; l; l = next) {
+			next = link_conn(l)->next[FP_DIR_ORIG];
+			free(link_conn(l));
 		}
 	}
 	free(t->buckets);
 	t->buckets = NULL;
 }
 
-static void insert_node(struct fp_conntable *t, struct fp_conn *c, int dir)
+static void insert_link(struct fp_conntable *t, struct fp_conn *c, int dir)
 {
-	size_t b = tuple_hash(t, &c->tuple[dir]) & (t->nr_buckets - 1);
+	size_t b = conn_bucket(t, c, dir);
 
-	c->node[dir].dir = dir;
-	c->node[dir].next = t->buckets[b];
-	t->buckets[b] = &c->node[dir];
+	c->next[dir] = t->buckets[b];
+	t->buckets[b] = link_of(c, dir);
 }
 
-/* Moves every node into a table of nr buckets; on no memory keeps the old one. */
+/* Moves every record into a table of nr buckets; on no memory keeps the old one. */
 static void rehash(struct fp_conntable *t, size_t nr)
 {
-	struct fp_conn_node **old = t->buckets;
+	uintptr_t *old = t->buckets;
 	size_t old_nr = t->nr_buckets;
-	struct fp_conn_node **buckets = calloc(nr, sizeof(*buckets));
+	uintptr_t *buckets = calloc(nr, sizeof(*buckets));
 
 	if (!buckets)
 		return; /* keep working with longer (or emptier) chains */
 	t->buckets = buckets;
 	t->nr_buckets = nr;
 	for (size_t b = 0; b < old_nr; b++) {
-		struct fp_conn_node *n = old[b], *next;
+		uintptr_t l = old[b], next;
 
-		for (; n; n = next) {
-			next = n->next;
-			insert_node(t, node_conn(n), n->dir);
+		for (; l; l = next) {
+			next = link_conn(l)->next[link_dir(l)];
+			insert_link(t, link_conn(l), link_dir(l));
 		}
 	}
 	free(old);
@@ -102,13 +149,11 @@ struct fp_conn *conntable_find(const struct fp_conntable *t, const struct fp_tup
 {
 	size_t b = tuple_hash(t, tuple) & (t->nr_buckets - 1);
 
-	for (struct fp_conn_node *n = t->buckets[b]; n; n = n->next) {
-		struct fp_conn *c = node_conn(n);
-
-		if (!memcmp(&c->tuple[n->dir], tuple, sizeof(*tuple))) {
+	for (uintptr_t l = t->buckets[b]; l; l = link_conn(l)->next[link_dir(l)]) {
+		if (conn_matches(link_conn(l), link_dir(l), tuple)) {
 			if (dir)
-				*dir = n->dir;
-			return c;
+				*dir = link_dir(l);
+			return link_conn(l);
 		}
 	}
 	return NULL;
@@ -117,27 +162,35 @@ struct fp_conn *conntable_find(const struct fp_conntable *t, const struct fp_tup
 struct fp_conn *conntable_add(struct fp_conntable *t, const struct fp_tuple *orig,
 			      const struct fp_tuple *reply)
 {
-	struct fp_conn *c = calloc(1, sizeof(*c));
+	int w = addr_words(orig->family);
+	struct fp_conn *c = calloc(1, sizeof(*c) + 4 * w * 4);
+	const struct fp_tuple *tuple[2] = {orig, reply};
 
 	if (!c)
 		return NULL;
 	if (t->count >= t->nr_buckets)
 		rehash(t, t->nr_buckets * 2);
-	c->tuple[FP_DIR_ORIG] = *orig;
-	c->tuple[FP_DIR_REPLY] = *reply;
-	insert_node(t, c, FP_DIR_ORIG);
-	insert_node(t, c, FP_DIR_REPLY);
+	c->family = orig->family;
+	c->proto = orig->proto;
+	for (int dir = 0; dir < 2; dir++) {
+		memcpy(&c->addr[2 * w * dir], tuple[dir]->src, w * 4);
+		memcpy(&c->addr[2 * w * dir + w], tuple[dir]->dst, w * 4);
+		c->sport[dir] = tuple[dir]->sport;
+		c->dport[dir] = tuple[dir]->dport;
+	}
+	insert_link(t, c, FP_DIR_ORIG);
+	insert_link(t, c, FP_DIR_REPLY);
 	t->count++;
 	return c;
 }
 
-static void unlink_node(struct fp_conntable *t, struct fp_conn *c, int dir)
+static void unlink_conn(struct fp_conntable *t, struct fp_conn *c, int dir)
 {
-	size_t b = tuple_hash(t, &c->tuple[dir]) & (t->nr_buckets - 1);
+	uintptr_t *pp = &t->buckets[conn_bucket(t, c, dir)];
 
-	for (struct fp_conn_node **pp = &t->buckets[b]; *pp; pp = &(*pp)->next) {
-		if (*pp == &c->node[dir]) {
-			*pp = c->node[dir].next;
+	for (; *pp; pp = &link_conn(*pp)->next[link_dir(*pp)]) {
+		if (*pp == link_of(c, dir)) {
+			*pp = c->next[dir];
 			return;
 		}
 	}
@@ -145,8 +198,8 @@ static void unlink_node(struct fp_conntable *t, struct fp_conn *c, int dir)
 
 void conntable_remove(struct fp_conntable *t, struct fp_conn *c)
 {
-	unlink_node(t, c, FP_DIR_ORIG);
-	unlink_node(t, c, FP_DIR_REPLY);
+	unlink_conn(t, c, FP_DIR_ORIG);
+	unlink_conn(t, c, FP_DIR_REPLY);
 	t->count--;
 	free(c);
 }
@@ -155,9 +208,9 @@ void conntable_walk(const struct fp_conntable *t, void (*fn)(struct fp_conn *c, 
 		    void *arg)
 {
 	for (size_t b = 0; b < t->nr_buckets; b++)
-		for (struct fp_conn_node *n = t->buckets[b]; n; n = n->next)
-			if (n->dir == FP_DIR_ORIG)
-				fn(node_conn(n), arg);
+		for (uintptr_t l = t->buckets[b]; l; l = link_conn(l)->next[link_dir(l)])
+			if (link_dir(l) == FP_DIR_ORIG)
+				fn(link_conn(l), arg);
 }
 
 size_t conntable_reap(struct fp_conntable *t, void (*fn)(struct fp_conn *c, void *arg), void *arg)
@@ -165,21 +218,21 @@ size_t conntable_reap(struct fp_conntable *t, void (*fn)(struct fp_conn *c, void
 	size_t removed = 0;
 
 	for (size_t b = 0; b < t->nr_buckets; b++) {
-		struct fp_conn_node *n = t->buckets[b];
+		uintptr_t l = t->buckets[b];
 
-		while (n) {
-			struct fp_conn *c = node_conn(n);
+		while (l) {
+			struct fp_conn *c = link_conn(l);
 
-			/* Removing c may unlink its other node from this same chain. */
-			if (n->dir == FP_DIR_ORIG && c->doomed) {
+			/* Removing c may unlink its other link from this same chain. */
+			if (link_dir(l) == FP_DIR_ORIG && c->doomed) {
 				if (fn)
 					fn(c, arg);
 				conntable_remove(t, c);
 				removed++;
-				n = t->buckets[b]; /* restart the chain: it changed */
+				l = t->buckets[b]; /* restart the chain: it changed */
 				continue;
 			}
-			n = n->next;
+			l = c->next[link_dir(l)];
 		}
 	}
 	/* After a burst ends, give the bucket array back: a quarter full at least. */

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* A direction's tuple, as the rest of the daemon handles it. */
 struct fp_tuple {
 	uint8_t family; /* AF_INET or AF_INET6 */
 	uint8_t proto;
@@ -22,26 +23,33 @@ struct fp_tuple {
 
 enum { FP_DIR_ORIG, FP_DIR_REPLY };
 
-struct fp_conn_node {
-	struct fp_conn_node *next;
-	uint8_t dir;
+/*
+ * A record, compact because a router keeps tens of thousands: the tuples are stored at
+ * their family's size (conn_tuple() expands one), times in seconds. A chain link names a
+ * record and the direction whose chain continues there (the low bit of the pointer).
+ * 72 bytes for IPv4 (80 with malloc's header), 120 for IPv6.
+ */
+struct fp_conn {
+	uintptr_t next[2];	 /* the chains of the two tuples' buckets */
+	uint32_t ingress[2];	 /* ifindex each direction arrives on; 0: not offloaded */
+	uint32_t gen;		 /* the dump generation that last saw it */
+	uint32_t poll_slot;	 /* spreads the polled records over scans */
+	uint32_t last_active_s;	 /* newest last_seen of its flow entries (monotonic seconds) */
+	uint32_t last_refresh_s; /* conntrack timeout last refreshed */
+	uint16_t sport[2];	 /* per direction, network order */
+	uint16_t dport[2];
+	uint8_t family, proto;
+	uint8_t doomed; /* to be removed after the current walk */
+	uint8_t polled; /* sends no events: checked with GETs (see ctsync_scan) */
+	uint8_t fenced; /* in the kernel since a firewall change (ctsync_fence_all) */
+	uint8_t pad[3];
+	uint32_t addr[]; /* src and dst of the original, then of the reply direction */
 };
 
-struct fp_conn {
-	struct fp_tuple tuple[2]; /* FP_DIR_ORIG, FP_DIR_REPLY */
-	struct fp_conn_node node[2];
-	uint32_t ingress[2];	  /* ifindex each direction arrives on; 0: not offloaded */
-	uint32_t gen;		  /* the dump generation that last saw it */
-	uint8_t doomed;		  /* to be removed after the current walk */
-	uint8_t polled;		  /* sends no events: checked with GETs (see ctsync_scan) */
-	uint8_t fenced;		  /* in the kernel since a firewall change (ctsync_fence_all) */
-	uint32_t poll_slot;	  /* spreads the polled records over scans */
-	uint64_t last_active_ns;  /* newest last_seen of its flow entries */
-	uint64_t last_refresh_ns; /* conntrack timeout last refreshed */
-};
+_Static_assert(sizeof(struct fp_conn) == 56, "fp_conn: 56 bytes before the addresses");
 
 struct fp_conntable {
-	struct fp_conn_node **buckets;
+	uintptr_t *buckets;
 	size_t nr_buckets; /* a power of two */
 	size_t count;
 	uint64_t seed;
@@ -52,6 +60,7 @@ void conntable_free(struct fp_conntable *t);
 /* The record with this tuple in either direction; *dir says which. */
 struct fp_conn *conntable_find(const struct fp_conntable *t, const struct fp_tuple *tuple,
 			       int *dir);
+/* A new record for the two tuples (of one family). */
 struct fp_conn *conntable_add(struct fp_conntable *t, const struct fp_tuple *orig,
 			      const struct fp_tuple *reply);
 void conntable_remove(struct fp_conntable *t, struct fp_conn *c);
@@ -60,5 +69,7 @@ void conntable_walk(const struct fp_conntable *t, void (*fn)(struct fp_conn *c, 
 		    void *arg);
 /* Removes the doomed records, calling fn before each removal. Returns how many. */
 size_t conntable_reap(struct fp_conntable *t, void (*fn)(struct fp_conn *c, void *arg), void *arg);
+/* The tuple of direction dir. */
+void conn_tuple(const struct fp_conn *c, int dir, struct fp_tuple *t);
 
 #endif

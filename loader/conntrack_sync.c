@@ -47,7 +47,8 @@
 #define REQUEST_BUF_SIZE MNL_SOCKET_BUFFER_SIZE /* an ACK or one entry */
 #define REFRESH_MAX_S	 60			/* refresh an active entry at least this often */
 #define POLL_BUDGET	 1024			/* conntrack GETs per scan for polled entries */
-#define PORTS_REREAD_NS	 100000000ull		/* see port_attached() */
+#define NSEC		 1000000000ull
+#define PORTS_REREAD_NS	 100000000ull /* see port_attached() */
 
 enum { TIMEOUT_TCP, TIMEOUT_UDP };
 
@@ -145,7 +146,7 @@ static void read_timeouts(struct fp_ctsync *cs)
 
 static uint32_t conn_timeout_s(const struct fp_ctsync *cs, const struct fp_conn *c)
 {
-	return cs->timeout_s[c->tuple[0].proto == IPPROTO_TCP ? TIMEOUT_TCP : TIMEOUT_UDP];
+	return cs->timeout_s[c->proto == IPPROTO_TCP ? TIMEOUT_TCP : TIMEOUT_UDP];
 }
 
 /* Tuples */
@@ -320,29 +321,32 @@ static bool ct_still_offloadable(struct fp_ctsync *cs, const struct fp_tuple *or
 static void conn_flow(const struct fp_conn *c, int dir, union fp_flow_key *key,
 		      union fp_flow_value *value)
 {
-	const struct fp_tuple *in = &c->tuple[dir], *other = &c->tuple[!dir];
+	struct fp_tuple in, other;
 	uint16_t flags = 0;
+
+	conn_tuple(c, dir, &in);
+	conn_tuple(c, !dir, &other);
 
 	memset(key, 0, sizeof(*key));
 	memset(value, 0, sizeof(*value));
-	fp_tuple_to_key(in, c->ingress[dir], key);
+	fp_tuple_to_key(&in, c->ingress[dir], key);
 	/* Translated: source = other's destination, destination = other's source. */
-	if (memcmp(in->src, other->dst, sizeof(in->src)) || in->sport != other->dport)
+	if (memcmp(in.src, other.dst, sizeof(in.src)) || in.sport != other.dport)
 		flags |= FP_FLOW_SNAT;
-	if (memcmp(in->dst, other->src, sizeof(in->dst)) || in->dport != other->sport)
+	if (memcmp(in.dst, other.src, sizeof(in.dst)) || in.dport != other.sport)
 		flags |= FP_FLOW_DNAT;
-	if (in->family == AF_INET) {
+	if (in.family == AF_INET) {
 		value->v4.meta.flags = flags;
-		value->v4.nat_saddr = other->dst[0];
-		value->v4.nat_sport = other->dport;
-		value->v4.nat_daddr = other->src[0];
-		value->v4.nat_dport = other->sport;
+		value->v4.nat_saddr = other.dst[0];
+		value->v4.nat_sport = other.dport;
+		value->v4.nat_daddr = other.src[0];
+		value->v4.nat_dport = other.sport;
 	} else {
 		value->v6.meta.flags = flags;
-		memcpy(value->v6.nat_saddr, other->dst, 16);
-		value->v6.nat_sport = other->dport;
-		memcpy(value->v6.nat_daddr, other->src, 16);
-		value->v6.nat_dport = other->sport;
+		memcpy(value->v6.nat_saddr, other.dst, 16);
+		value->v6.nat_sport = other.dport;
+		memcpy(value->v6.nat_daddr, other.src, 16);
+		value->v6.nat_dport = other.sport;
 	}
 }
 
@@ -355,7 +359,7 @@ static void conn_unoffload(struct fp_ctsync *cs, struct fp_conn *c)
 		if (!c->ingress[dir])
 			continue;
 		conn_flow(c, dir, &key, &value);
-		fp_flow_delete(cs->inst, c->tuple[dir].family, &key);
+		fp_flow_delete(cs->inst, c->family, &key);
 	}
 	if (c->polled)
 		cs->polled--;
@@ -418,7 +422,7 @@ static void conn_offload(struct fp_ctsync *cs, const struct fp_tuple *orig,
 		return;
 	}
 	c->gen = cs->dump_gen;
-	c->last_active_ns = c->last_refresh_ns = now;
+	c->last_active_s = c->last_refresh_s = now / NSEC;
 	if (orig->proto == IPPROTO_TCP && ct_set_liberal(cs, orig)) {
 		/* Without it a flow returning to the kernel may be dropped as invalid. */
 		cs->state->errors++;
@@ -495,8 +499,10 @@ static void ct_apply(struct fp_ctsync *cs, int type, const struct fp_ct_entry *e
 		c->gen = cs->dump_gen;
 		return;
 	}
-	if (!e->has_tuple[FP_DIR_REPLY] ||
-	    !memcmp(orig, &e->tuple[FP_DIR_REPLY], sizeof(*orig))) /* both ways one flow key */
+	/* Not offloaded: both ways one flow key; a protocol that changes on the way (the
+	 * kernel never reports one, and a record keeps one protocol for both tuples). */
+	if (!e->has_tuple[FP_DIR_REPLY] || !memcmp(orig, &e->tuple[FP_DIR_REPLY], sizeof(*orig)) ||
+	    orig->proto != e->tuple[FP_DIR_REPLY].proto)
 		return;
 	/* Conntrack's tuples are unique: a record holding either is one whose end we missed. */
 	for (dir = 0; dir < 2; dir++)
@@ -664,8 +670,8 @@ static int scan_flow(int family, const union fp_flow_key *key, const union fp_fl
 	}
 	if (meta->flags & FP_FLOW_CLOSING)
 		c->doomed = 1;
-	if (meta->last_seen_ns > c->last_active_ns)
-		c->last_active_ns = meta->last_seen_ns;
+	if (meta->last_seen_ns / NSEC > c->last_active_s)
+		c->last_active_s = meta->last_seen_ns / NSEC;
 	return 0;
 }
 
@@ -673,8 +679,9 @@ static void scan_conn(struct fp_conn *c, void *arg)
 {
 	struct scan_ctx *sc = arg;
 	struct fp_ctsync *cs = sc->cs;
-	uint64_t timeout_ns = (uint64_t)conn_timeout_s(cs, c) * 1000000000ull;
-	uint64_t refresh_ns = timeout_ns / 4;
+	uint32_t now_s = sc->now / NSEC, timeout_s = conn_timeout_s(cs, c);
+	uint32_t refresh_s = timeout_s / 4;
+	struct fp_tuple orig;
 
 	if (c->doomed)
 		return;
@@ -685,22 +692,22 @@ static void scan_conn(struct fp_conn *c, void *arg)
 			return;
 		}
 	}
+	conn_tuple(c, FP_DIR_ORIG, &orig);
 	if (c->polled && c->poll_slot % sc->poll_stride == cs->scans % sc->poll_stride &&
-	    !ct_still_offloadable(cs, &c->tuple[FP_DIR_ORIG])) {
+	    !ct_still_offloadable(cs, &orig)) {
 		c->doomed = 1;
 		return;
 	}
 	if (c->fenced)
 		return; /* no flow entries: nothing to refresh, kept until conntrack ends it */
-	if (refresh_ns > REFRESH_MAX_S * 1000000000ull)
-		refresh_ns = REFRESH_MAX_S * 1000000000ull;
-	if (fp_elapsed_ns(sc->now, c->last_active_ns) > timeout_ns) {
+	if (refresh_s > REFRESH_MAX_S)
+		refresh_s = REFRESH_MAX_S;
+	if (now_s > c->last_active_s && now_s - c->last_active_s > timeout_s) {
 		c->doomed = 1; /* idle: conntrack lets it expire, so do we */
 		return;
 	}
-	if (c->last_active_ns > c->last_refresh_ns &&
-	    fp_elapsed_ns(sc->now, c->last_refresh_ns) >= refresh_ns) {
-		int err = ct_refresh_timeout(cs, &c->tuple[FP_DIR_ORIG], conn_timeout_s(cs, c));
+	if (c->last_active_s > c->last_refresh_s && now_s - c->last_refresh_s >= refresh_s) {
+		int err = ct_refresh_timeout(cs, &orig, timeout_s);
 
 		if (err == -ENOENT) {
 			c->doomed = 1; /* conntrack forgot it and we missed the event */
@@ -710,7 +717,7 @@ static void scan_conn(struct fp_conn *c, void *arg)
 			cs->state->errors++;
 		else
 			cs->state->refresh_total++;
-		c->last_refresh_ns = sc->now;
+		c->last_refresh_s = now_s;
 	}
 }
 
@@ -760,7 +767,7 @@ static void fence(struct fp_conn *c, void *arg)
 		if (!c->ingress[dir])
 			continue;
 		conn_flow(c, dir, &key, &value);
-		fp_flow_delete(cs->inst, c->tuple[dir].family, &key);
+		fp_flow_delete(cs->inst, c->family, &key);
 		c->ingress[dir] = 0;
 	}
 	if (!c->fenced) {

@@ -42,7 +42,7 @@ static void doom_all_but_first_16(struct fp_conn *c, void *arg)
 static void doom_odd(struct fp_conn *c, void *arg)
 {
 	(void)arg;
-	c->doomed = ntohs(c->tuple[FP_DIR_ORIG].sport) & 1;
+	c->doomed = ntohs(c->sport[FP_DIR_ORIG]) & 1;
 }
 
 void test_conntable(void)
@@ -122,14 +122,48 @@ void test_conntable(void)
 		for (int i = 0; i < N; i++) {
 			struct fp_tuple o = tuple(0xc6120102, 0xc6130202, 1024 + i, 443);
 			struct fp_conn *found = conntable_find(&t, &o, NULL);
+			struct fp_tuple reply;
 
+			if (found)
+				conn_tuple(found, FP_DIR_REPLY, &reply);
 			if (found &&
-			    (found->gen != 16 || !conntable_find(&t, &found->tuple[1], NULL)))
+			    (found->gen != 16 || conntable_find(&t, &reply, NULL) != found))
 				missing++;
 			else if (found)
 				kept--;
 		}
 		CHECK(missing == 0 && kept == 0, "%d records broken, %zu not found", missing, kept);
+	}
+	tl_case_end();
+
+	tl_case_begin("conntable: IPv6 records keep their full tuples, both ways");
+	{
+		struct fp_tuple o6 = {.family = AF_INET6, .proto = IPPROTO_TCP}, r6, back;
+		struct fp_conn *c6;
+		int dir = -1;
+
+		o6.src[0] = htonl(0x20010002);
+		o6.src[3] = htonl(1);
+		o6.dst[0] = htonl(0x20010002);
+		o6.dst[1] = htonl(2);
+		o6.dst[3] = htonl(2);
+		o6.sport = htons(40000);
+		o6.dport = htons(443);
+		r6 = o6;
+		memcpy(r6.src, o6.dst, 16);
+		memcpy(r6.dst, o6.src, 16);
+		r6.sport = o6.dport;
+		r6.dport = o6.sport;
+		c6 = conntable_add(&t, &o6, &r6);
+		CHECK(c6 && conntable_find(&t, &r6, &dir) == c6 && dir == FP_DIR_REPLY,
+		      "the reply tuple does not find the record");
+		conn_tuple(c6, FP_DIR_ORIG, &back);
+		CHECK(!memcmp(&back, &o6, sizeof(back)), "the original tuple changed on the way");
+		conn_tuple(c6, FP_DIR_REPLY, &back);
+		CHECK(!memcmp(&back, &r6, sizeof(back)), "the reply tuple changed on the way");
+		o6.dst[3] = htonl(3); /* differs in the last word only */
+		CHECK(!conntable_find(&t, &o6, NULL),
+		      "found a tuple that differs in its last word");
 	}
 	conntable_free(&t);
 	tl_case_end();

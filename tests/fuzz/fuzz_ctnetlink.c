@@ -92,12 +92,14 @@ static void check_record(struct fp_conn *c, void *arg)
 	for (int dir = 0; dir < 2; dir++) {
 		union fp_flow_key key;
 		union fp_flow_value value;
-		int family = c->tuple[dir].family;
+		int family = c->family;
+		struct fp_tuple tuple;
 
 		if (!c->ingress[dir])
 			continue;
 		m->directions++;
-		fp_tuple_to_key(&c->tuple[dir], c->ingress[dir], &key);
+		conn_tuple(c, dir, &tuple);
+		fp_tuple_to_key(&tuple, c->ingress[dir], &key);
 		if (bpf_map_lookup_elem(family == AF_INET ? inst.flows4_fd : inst.flows6_fd, &key,
 					&value))
 			fuzz_fail("a record's direction %d has no flow entry", dir);
