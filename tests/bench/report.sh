@@ -79,7 +79,8 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2fx", a / b; els
 			"$(all burst_offloaded_s | awk -F/ '{ for (i = 1; i <= NF; i++) printf "%s%.2f", (i > 1 ? "/" : ""), $i }') s)," \
 			"$(awk -v n="$n" -v s="$(med burst_offloaded_s)" 'BEGIN { printf "%.0f", n / s }') flows/s;" \
 			"offloaded $(all burst_offloaded), overruns $(all burst_overruns)," \
-			"resyncs $(all burst_resyncs), table full $(all burst_table_full)."
+			"resyncs $(all burst_resyncs), table full $(all burst_table_full);" \
+			"daemon RSS then $(all burst_rss_kb) KiB."
 	fi
 	if [ -f tcp.csv ]; then
 		echo

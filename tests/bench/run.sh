@@ -200,6 +200,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
 		"burst_offloaded_$r=$(jq .offloaded <<<"$st")" \
 		"burst_events_$r=$(jq .events <<<"$st") burst_overruns_$r=$(jq .overruns <<<"$st")" \
 		"burst_resyncs_$r=$(jq .resyncs <<<"$st") burst_table_full_$r=$(jq .table_full <<<"$st")" \
+		"burst_rss_kb_$r=$(awk '/VmRSS/ { print $2 }' /proc/"$(jq .daemon_pid <<<"$st")"/status)" \
 		>>"$OUT/extra.txt"
 	log "burst $r: $(tr '\n' ' ' <"$TB_TMP/burst.out")"
 	fastpath detach >/dev/null
