@@ -104,9 +104,14 @@ struct fp_config {
  * The single entry of fp_daemon: the sync daemon's own counters, written every scan so that
  * `xdp-fastpath status` and `bpftool map dump` can show them. The XDP program never reads it.
  */
+/* fp_daemon_state.flags */
+enum {
+	FP_DAEMON_ALLOW_SHAPING = 1 << 0, /* --allow-shaping: shaped interfaces are offloaded */
+};
+
 struct fp_daemon_state {
 	__u32 pid;
-	__u32 pad;
+	__u32 flags;
 	__u64 started_ns; /* CLOCK_MONOTONIC */
 	__u64 scans;
 	__u64 events;		/* conntrack events handled */

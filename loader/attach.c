@@ -16,6 +16,7 @@
 #include <bpf/libbpf.h>
 
 #include "common.h"
+#include "qdisc.h"
 
 #define MAX_IFACES FP_MAX_TX_PORTS
 
@@ -50,6 +51,25 @@ static int resolve_ifaces(int argc, char **argv, struct iface *ifs)
 }
 
 /* Refuses an interface that already has an XDP program, ours or another. */
+/* A shaper on the interface would be bypassed: refuse unless --allow-shaping. */
+static int check_unshaped(const struct iface *ifc)
+{
+	char kind[16];
+	int err = fp_shaping_qdisc(ifc->ifindex, kind, sizeof(kind));
+
+	if (err < 0) {
+		fp_err("%s: cannot read its qdiscs: %s", ifc->name, strerror(-err));
+		return err;
+	}
+	if (err) {
+		fp_err("%s has a shaping qdisc (%s), which offloaded flows would bypass; "
+		       "--allow-shaping attaches anyway",
+		       ifc->name, kind);
+		return -EBUSY;
+	}
+	return 0;
+}
+
 static int check_free(const struct fp_instance *inst, const struct iface *ifc)
 {
 	LIBBPF_OPTS(bpf_xdp_query_opts, q);
@@ -189,7 +209,8 @@ int cmd_attach(int argc, char **argv, struct fp_options *opt)
 	}
 	/* Check every interface before changing anything. */
 	for (int i = 0; i < argc; i++)
-		if (check_free(inst.pin_dir[0] ? &inst : NULL, &ifs[i]))
+		if (check_free(inst.pin_dir[0] ? &inst : NULL, &ifs[i]) ||
+		    (!opt->allow_shaping && check_unshaped(&ifs[i])))
 			goto out_close;
 
 	if (!inst.pin_dir[0]) {

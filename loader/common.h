@@ -27,6 +27,7 @@ struct fp_options {
 	int verbose;	       /* -v */
 	const char *log_file;  /* --log-file: the background daemon's log instead of syslog */
 	uint32_t event_buffer; /* --event-buffer: conntrack event socket buffer, bytes */
+	bool allow_shaping;    /* --allow-shaping: attach to interfaces with a shaping qdisc */
 };
 
 /* An open instance: the pinned program and maps of one pin directory. */

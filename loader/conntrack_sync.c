@@ -38,6 +38,7 @@
 
 #include "conntrack_sync.h"
 #include "ctnetlink.h"
+#include "qdisc.h"
 #include "flows.h"
 #include "route_watch.h"
 
@@ -398,6 +399,37 @@ static bool port_attached(struct fp_ctsync *cs, uint32_t ifindex)
 	return false;
 }
 
+/* A shaper on ifindex, which offloaded flows would bypass (qdisc.c)? */
+static bool port_shaped(const struct fp_ctsync *cs, uint32_t ifindex)
+{
+	for (int i = 0; i < cs->nr_shaped; i++)
+		if (cs->shaped[i] == ifindex)
+			return true;
+	return false;
+}
+
+/* Which attached interfaces have a shaper now (each scan, and before each dump). */
+static void refresh_shaped(struct fp_ctsync *cs)
+{
+	uint32_t shaped[FP_MAX_TX_PORTS];
+	int nr = 0;
+
+	for (int i = 0; i < cs->nr_ports && !cs->opt->allow_shaping; i++) {
+		char kind[16];
+
+		if (fp_shaping_qdisc(cs->ports[i], kind, sizeof(kind)) <= 0)
+			continue;
+		if (!port_shaped(cs, cs->ports[i]))
+			fp_log(LOG_NOTICE,
+			       "interface %u has a shaping qdisc (%s): its connections stay in the "
+			       "kernel",
+			       cs->ports[i], kind);
+		shaped[nr++] = cs->ports[i];
+	}
+	memcpy(cs->shaped, shaped, nr * sizeof(shaped[0]));
+	cs->nr_shaped = nr;
+}
+
 static void conn_offload(struct fp_ctsync *cs, const struct fp_tuple *orig,
 			 const struct fp_tuple *reply)
 {
@@ -410,6 +442,9 @@ static void conn_offload(struct fp_ctsync *cs, const struct fp_tuple *orig,
 		const struct fp_tuple *t = dir == FP_DIR_ORIG ? orig : reply;
 		int oif = route_oif(cs->route, t->family, t->src);
 
+		/* Either way through a shaper: the other way would leave through it. */
+		if (oif > 0 && port_shaped(cs, oif))
+			return;
 		if (oif > 0 && port_attached(cs, oif))
 			ingress[dir] = oif;
 	}
@@ -562,6 +597,9 @@ int ctsync_resync(struct fp_ctsync *cs)
 
 	cs->first_dump = cs->dump_gen == 0;
 	cs->dump_gen++;
+	cs->nr_ports = fp_tx_ports(cs->inst, cs->ports, FP_MAX_TX_PORTS);
+	cs->ports_read_ns = fp_now_ns();
+	refresh_shaped(cs);
 	cs->resync_needed = false;
 	if (mnl_socket_sendto(cs->dump, nlh, nlh->nlmsg_len) < 0) {
 		fp_err("conntrack dump request failed: %s", strerror(errno));
@@ -686,8 +724,9 @@ static void scan_conn(struct fp_conn *c, void *arg)
 	if (c->doomed)
 		return;
 	for (int dir = 0; dir < 2; dir++) {
-		/* Its interface was detached: the connection goes back to the kernel. */
-		if (c->ingress[dir] && !scan_attached(sc, c->ingress[dir])) {
+		/* Its interface was detached, or got a shaper: back to the kernel. */
+		if (c->ingress[dir] &&
+		    (!scan_attached(sc, c->ingress[dir]) || port_shaped(cs, c->ingress[dir]))) {
 			c->doomed = 1;
 			return;
 		}
@@ -729,6 +768,7 @@ void ctsync_scan(struct fp_ctsync *cs, uint64_t now_ns)
 	memcpy(cs->ports, sc.ports, sizeof(cs->ports));
 	cs->nr_ports = sc.nr_ports;
 	cs->ports_read_ns = now_ns;
+	refresh_shaped(cs);
 	sc.poll_stride = cs->polled / POLL_BUDGET + 1;
 	cs->scans++;
 	read_timeouts(cs);

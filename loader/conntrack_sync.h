@@ -35,6 +35,8 @@ struct fp_ctsync {
 	uint32_t ports[FP_MAX_TX_PORTS]; /* the attached interfaces, as last read */
 	int nr_ports;
 	uint64_t ports_read_ns;
+	uint32_t shaped[FP_MAX_TX_PORTS]; /* attached interfaces with a shaper, as of the scan */
+	int nr_shaped;
 	char *buf;	   /* events and dumps */
 	char *request_buf; /* answers to requests */
 };

@@ -217,6 +217,7 @@ static int daemon_run(struct fp_instance *inst, const struct fp_options *opt, in
 	int err;
 
 	d.state.pid = getpid();
+	d.state.flags = opt->allow_shaping ? FP_DAEMON_ALLOW_SHAPING : 0;
 	d.state.started_ns = fp_now_ns();
 	/* Every millisecond between a conntrack event and its flow entry is traffic on the slow
 	 * path: under load, the daemon must win the CPU against the traffic it offloads. */

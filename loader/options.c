@@ -40,6 +40,8 @@ const char fp_usage_text[] =
 	"      --log-file FILE  background daemon log (default syslog)\n"
 	"      --event-buffer B conntrack event socket buffer in bytes (default 4 MiB); it\n"
 	"                       doubles after every overrun, up to 128 MiB\n"
+	"      --allow-shaping  attach even where a shaping qdisc (htb, tbf, hfsc, cake,\n"
+	"                       ingress) is: offloaded flows bypass it\n"
 	"  -p, --pin-dir DIR    pin directory (default " FP_DEFAULT_PIN_ROOT
 	", or $XDP_FASTPATH_PIN_DIR)\n"
 	"  -j, --json           machine-readable output\n"
@@ -91,6 +93,7 @@ int fp_options_parse(int argc, char **argv, struct fp_options *opt)
 		{"foreground", no_argument, NULL, 'f'},
 		{"log-file", required_argument, NULL, 'L'},
 		{"event-buffer", required_argument, NULL, 'E'},
+		{"allow-shaping", no_argument, NULL, 'A'},
 		{"pin-dir", required_argument, NULL, 'p'},
 		{"json", no_argument, NULL, 'j'},
 		{"watch", no_argument, NULL, 'w'},
@@ -144,6 +147,9 @@ int fp_options_parse(int argc, char **argv, struct fp_options *opt)
 			break;
 		case 'f':
 			opt->foreground = true;
+			break;
+		case 'A':
+			opt->allow_shaping = true;
 			break;
 		case 'L':
 			opt->log_file = optarg;

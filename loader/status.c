@@ -10,6 +10,7 @@
 
 #include "common.h"
 #include "flows.h"
+#include "qdisc.h"
 
 static const char *attach_mode(int ifindex)
 {
@@ -65,8 +66,13 @@ int cmd_status(int argc, char **argv, struct fp_options *opt)
 			char name[IF_NAMESIZE];
 
 			fp_ifname(ports[i], name);
-			printf("%s{\"name\": \"%s\", \"ifindex\": %u, \"mode\": \"%s\"}",
-			       i ? ", " : "", name, ports[i], attach_mode(ports[i]));
+			char shaper[16];
+			bool shaped = fp_shaping_qdisc(ports[i], shaper, sizeof(shaper)) > 0;
+
+			printf("%s{\"name\": \"%s\", \"ifindex\": %u, \"mode\": \"%s\", "
+			       "\"shaping\": %s%s%s}",
+			       i ? ", " : "", name, ports[i], attach_mode(ports[i]),
+			       shaped ? "\"" : "", shaped ? shaper : "null", shaped ? "\"" : "");
 		}
 		printf("], \"daemon_pid\": %d, \"heartbeat_age_s\": %.3f, \"lease_s\": %.3f, "
 		       "\"nexthop_generation\": %u, \"flows_ipv4\": %u, \"flows_ipv6\": %u, "
@@ -92,10 +98,15 @@ int cmd_status(int argc, char **argv, struct fp_options *opt)
 	printf("instance    %s (program id %u)\n", inst.pin_dir, inst.prog_id);
 	printf("interfaces ");
 	for (int i = 0; i < nr_ports; i++) {
-		char name[IF_NAMESIZE];
+		char name[IF_NAMESIZE], shaper[16];
 
 		fp_ifname(ports[i], name);
 		printf(" %s (%s)", name, attach_mode(ports[i]));
+		if (fp_shaping_qdisc(ports[i], shaper, sizeof(shaper)) > 0)
+			printf(" [shaping qdisc %s: %s]", shaper,
+			       ds.flags & FP_DAEMON_ALLOW_SHAPING
+				       ? "bypassed by offloaded flows (--allow-shaping)"
+				       : "its connections stay in the kernel");
 	}
 	printf("%s\n", nr_ports ? "" : " none");
 	if (pid > 0)
