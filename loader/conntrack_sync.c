@@ -351,7 +351,8 @@ static void conn_flow(const struct fp_conn *c, int dir, union fp_flow_key *key,
 	}
 }
 
-static void conn_unoffload(struct fp_ctsync *cs, struct fp_conn *c)
+/* Deletes the record's flow entries; it keeps its ingress interfaces. */
+static void conn_delete_flows(struct fp_ctsync *cs, const struct fp_conn *c)
 {
 	for (int dir = 0; dir < 2; dir++) {
 		union fp_flow_key key;
@@ -362,6 +363,11 @@ static void conn_unoffload(struct fp_ctsync *cs, struct fp_conn *c)
 		conn_flow(c, dir, &key, &value);
 		fp_flow_delete(cs->inst, c->family, &key);
 	}
+}
+
+static void conn_unoffload(struct fp_ctsync *cs, struct fp_conn *c)
+{
+	conn_delete_flows(cs, c);
 	if (c->polled)
 		cs->polled--;
 	if (c->fenced)
@@ -800,16 +806,8 @@ static void fence(struct fp_conn *c, void *arg)
 {
 	struct fp_ctsync *cs = arg;
 
-	for (int dir = 0; dir < 2; dir++) {
-		union fp_flow_key key;
-		union fp_flow_value value;
-
-		if (!c->ingress[dir])
-			continue;
-		conn_flow(c, dir, &key, &value);
-		fp_flow_delete(cs->inst, c->family, &key);
-		c->ingress[dir] = 0;
-	}
+	conn_delete_flows(cs, c);
+	c->ingress[0] = c->ingress[1] = 0;
 	if (!c->fenced) {
 		c->fenced = 1;
 		cs->state->fenced++;
