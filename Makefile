@@ -8,6 +8,7 @@ BPFTOOL ?= bpftool
 PREFIX	?= /usr/local
 BINDIR	?= $(PREFIX)/sbin
 MANDIR	?= $(PREFIX)/share/man
+UNITDIR ?= $(PREFIX)/lib/systemd/system
 DESTDIR ?=
 
 BUILD	:= build
@@ -134,9 +135,13 @@ bench-prog: $(TEST_BIN)
 install: $(BIN)
 	install -D -m 0755 $(BIN) $(DESTDIR)$(BINDIR)/xdp-fastpath
 	install -D -m 0644 docs/xdp-fastpath.8 $(DESTDIR)$(MANDIR)/man8/xdp-fastpath.8
+	install -d $(DESTDIR)$(UNITDIR)
+	sed 's|/usr/local/sbin|$(BINDIR)|g' scripts/systemd/xdp-fastpath.service \
+		>$(DESTDIR)$(UNITDIR)/xdp-fastpath.service
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/xdp-fastpath $(DESTDIR)$(MANDIR)/man8/xdp-fastpath.8
+	rm -f $(DESTDIR)$(BINDIR)/xdp-fastpath $(DESTDIR)$(MANDIR)/man8/xdp-fastpath.8 \
+		$(DESTDIR)$(UNITDIR)/xdp-fastpath.service
 
 format:
 	clang-format -i $(BPF_SRC) $(BPF_HDRS) $(LOADER_SRCS) $(wildcard loader/*.h) \

@@ -345,6 +345,8 @@ int fp_daemon_start(struct fp_instance *inst, const struct fp_options *opt)
 		return 0;
 	}
 	if (opt->foreground) {
+		/* As a forked daemon does: a detach must not wait for this process to end. */
+		fp_instance_unlock();
 		if (opt->log_file && open_log_file(opt->log_file))
 			fp_log(LOG_WARNING, "cannot open %s, logging to stderr", opt->log_file);
 		return daemon_run(inst, opt, -1) ? -EIO : 0;

@@ -3,9 +3,12 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include <net/if.h>
 #include <linux/netlink.h>
 
@@ -14,12 +17,29 @@
 int fp_log_level = LOG_NOTICE;
 bool fp_log_to_syslog;
 
+/*
+ * Whether stderr is systemd's journal (JOURNAL_STREAM names its device and inode): then
+ * each line starts with its syslog level, "<5>", which journald turns into the priority.
+ */
+static bool stderr_is_journal(void)
+{
+	const char *env = getenv("JOURNAL_STREAM");
+	unsigned long long dev, ino;
+	struct stat st;
+
+	/* Asked each time: a background daemon's stderr becomes its log file. */
+	return env && sscanf(env, "%llu:%llu", &dev, &ino) == 2 && !fstat(STDERR_FILENO, &st) &&
+	       st.st_dev == dev && st.st_ino == ino;
+}
+
 static void vlog(int level, const char *fmt, va_list ap)
 {
 	if (fp_log_to_syslog) {
 		vsyslog(level, fmt, ap);
 		return;
 	}
+	if (stderr_is_journal())
+		fprintf(stderr, "<%d>", level);
 	fputs("xdp-fastpath: ", stderr);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
