@@ -59,14 +59,32 @@ static __always_inline void fp_fib_params6(struct bpf_fib_lookup *fib, const str
 	fib->ifindex = ingress;
 }
 
-/* Looks the next hop up and caches it in @meta; FP_CONTINUE on success. */
+/* Linux 6.10: the lookup takes a fwmark, in the first 4 bytes of the smac field. */
+#ifndef BPF_FIB_LOOKUP_MARK
+#define BPF_FIB_LOOKUP_MARK (1U << 5)
+#endif
+
+/*
+ * Looks the next hop up and caches it in @meta; FP_CONTINUE on success. A flow with a
+ * conntrack mark is looked up with it as the fwmark, as the kernel routes its packets
+ * when the firewall copies the mark (multi-WAN policy routing). A kernel older than 6.10
+ * refuses the flag: such a flow stays on the kernel path (counted as no route), since a
+ * lookup without its mark could pick another WAN.
+ */
 static __always_inline enum fp_stat fp_nexthop_resolve(struct xdp_md *ctx,
 						       struct bpf_fib_lookup *fib,
-						       struct fp_flow_meta *meta, __u32 gen)
+						       struct fp_flow_meta *meta, __u32 gen,
+						       __u32 mark)
 {
+	__u32 flags = 0;
+
 	/* tot_len 0: the MTU check is ours, against the cached MTU, on every packet. */
 	fib->tot_len = 0;
-	switch (bpf_fib_lookup(ctx, fib, sizeof(*fib), 0)) {
+	if (mark) {
+		__builtin_memcpy(fib->smac, &mark, sizeof(mark));
+		flags = BPF_FIB_LOOKUP_MARK;
+	}
+	switch (bpf_fib_lookup(ctx, fib, sizeof(*fib), flags)) {
 	case BPF_FIB_LKUP_RET_SUCCESS:
 		break;
 	case BPF_FIB_LKUP_RET_NO_NEIGH:

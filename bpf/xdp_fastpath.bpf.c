@@ -182,11 +182,16 @@ int xdp_fastpath(struct xdp_md *ctx)
 		return fp_pass(FP_STAT_PASS_CLOSING);
 
 	if (meta->nh_gen != cfg->nh_gen) {
-		if (flow6)
+		__u32 mark = 0;
+
+		if (flow6) {
 			fp_fib_params6(&fib, &pkt, flow6, ingress);
-		else if (flow4)
+			mark = flow6->mark;
+		} else if (flow4) {
 			fp_fib_params4(&fib, &pkt, flow4, ingress);
-		reason = fp_nexthop_resolve(ctx, &fib, meta, cfg->nh_gen);
+			mark = flow4->mark;
+		}
+		reason = fp_nexthop_resolve(ctx, &fib, meta, cfg->nh_gen, mark);
 		if (reason != FP_CONTINUE)
 			return fp_pass(reason);
 	}

@@ -80,7 +80,7 @@ struct fp_flow4 {
 	__be16 nat_sport;
 	__be16 nat_dport; /* used with FP_FLOW_DNAT */
 	__be32 nat_daddr;
-	__u32 pad;
+	__u32 mark; /* conntrack mark: the next-hop lookup's fwmark (policy routing) */
 };
 
 struct fp_flow6 {
@@ -89,7 +89,7 @@ struct fp_flow6 {
 	__be32 nat_daddr[4];
 	__be16 nat_sport;
 	__be16 nat_dport;
-	__u32 pad;
+	__u32 mark; /* as in fp_flow4 */
 };
 
 /* The single entry of the fp_config array, written by userspace. */

@@ -33,7 +33,7 @@ struct fp_conn {
 	uintptr_t next[2];	 /* the chains of the two tuples' buckets */
 	uint32_t ingress[2];	 /* ifindex each direction arrives on; 0: not offloaded */
 	uint32_t gen;		 /* the dump generation that last saw it */
-	uint32_t poll_slot;	 /* spreads the polled records over scans */
+	uint32_t mark;		 /* conntrack mark, the flows' fwmark for next-hop lookups */
 	uint32_t last_active_s;	 /* newest last_seen of its flow entries (monotonic seconds) */
 	uint32_t last_refresh_s; /* conntrack timeout last refreshed */
 	uint16_t sport[2];	 /* per direction, network order */
@@ -42,8 +42,9 @@ struct fp_conn {
 	uint8_t doomed; /* to be removed after the current walk */
 	uint8_t polled; /* sends no events: checked with GETs (see ctsync_scan) */
 	uint8_t fenced; /* in the kernel since a firewall change (ctsync_fence_all) */
-	uint8_t pad[3];
-	uint32_t addr[]; /* src and dst of the original, then of the reply direction */
+	uint8_t pad;
+	uint16_t poll_slot; /* spreads the polled records over scans (modulo their stride) */
+	uint32_t addr[];    /* src and dst of the original, then of the reply direction */
 };
 
 _Static_assert(sizeof(struct fp_conn) == 56, "fp_conn: 56 bytes before the addresses");

@@ -337,12 +337,14 @@ static void conn_flow(const struct fp_conn *c, int dir, union fp_flow_key *key,
 	if (memcmp(in.dst, other.src, sizeof(in.dst)) || in.dport != other.sport)
 		flags |= FP_FLOW_DNAT;
 	if (in.family == AF_INET) {
+		value->v4.mark = c->mark;
 		value->v4.meta.flags = flags;
 		value->v4.nat_saddr = other.dst[0];
 		value->v4.nat_sport = other.dport;
 		value->v4.nat_daddr = other.src[0];
 		value->v4.nat_dport = other.sport;
 	} else {
+		value->v6.mark = c->mark;
 		value->v6.meta.flags = flags;
 		memcpy(value->v6.nat_saddr, other.dst, 16);
 		value->v6.nat_sport = other.dport;
@@ -437,7 +439,7 @@ static void refresh_shaped(struct fp_ctsync *cs)
 }
 
 static void conn_offload(struct fp_ctsync *cs, const struct fp_tuple *orig,
-			 const struct fp_tuple *reply)
+			 const struct fp_tuple *reply, uint32_t mark)
 {
 	uint32_t ingress[2] = {0, 0};
 	struct fp_conn *c;
@@ -446,7 +448,7 @@ static void conn_offload(struct fp_ctsync *cs, const struct fp_tuple *orig,
 
 	for (int dir = 0; dir < 2; dir++) {
 		const struct fp_tuple *t = dir == FP_DIR_ORIG ? orig : reply;
-		int oif = route_oif(cs->route, t->family, t->src);
+		int oif = route_oif(cs->route, t->family, t->src, mark);
 
 		/* Either way through a shaper: the other way would leave through it. */
 		if (oif > 0 && port_shaped(cs, oif))
@@ -463,6 +465,7 @@ static void conn_offload(struct fp_ctsync *cs, const struct fp_tuple *orig,
 		return;
 	}
 	c->gen = cs->dump_gen;
+	c->mark = mark;
 	c->last_active_s = c->last_refresh_s = now / NSEC;
 	if (orig->proto == IPPROTO_TCP && ct_set_liberal(cs, orig)) {
 		/* Without it a flow returning to the kernel may be dropped as invalid. */
@@ -536,10 +539,12 @@ static void ct_apply(struct fp_ctsync *cs, int type, const struct fp_ct_entry *e
 			c->gen = cs->dump_gen;
 		return;
 	}
-	if (c) {
+	if (c && (!e->has_mark || e->mark == c->mark)) {
 		c->gen = cs->dump_gen;
 		return;
 	}
+	if (c) /* a new mark may route it elsewhere (multi-WAN): offload it afresh */
+		conn_remove(cs, c);
 	/* Not offloaded: both ways one flow key; a protocol that changes on the way (the
 	 * kernel never reports one, and a record keeps one protocol for both tuples). */
 	if (!e->has_tuple[FP_DIR_REPLY] || !memcmp(orig, &e->tuple[FP_DIR_REPLY], sizeof(*orig)) ||
@@ -549,7 +554,7 @@ static void ct_apply(struct fp_ctsync *cs, int type, const struct fp_ct_entry *e
 	for (dir = 0; dir < 2; dir++)
 		while ((c = conntable_find(&cs->table, &e->tuple[dir], &(int){0})))
 			conn_remove(cs, c);
-	conn_offload(cs, orig, &e->tuple[FP_DIR_REPLY]);
+	conn_offload(cs, orig, &e->tuple[FP_DIR_REPLY], e->has_mark ? e->mark : 0);
 }
 
 static int ct_message_cb(const struct nlmsghdr *nlh, void *data)

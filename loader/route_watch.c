@@ -81,16 +81,17 @@ void route_cache_flush(struct fp_route *rt)
 	memset(rt->cache, 0, FP_ROUTE_CACHE_SIZE * sizeof(*rt->cache));
 }
 
-static struct fp_route_cached *cache_slot(struct fp_route *rt, int family, const uint32_t *addr)
+static struct fp_route_cached *cache_slot(struct fp_route *rt, int family, const uint32_t *addr,
+					  uint32_t mark)
 {
-	uint32_t h = family;
+	uint32_t h = family ^ mark * 0x85ebca6bu;
 
 	for (int i = 0; i < (family == AF_INET ? 1 : 4); i++)
 		h = (h ^ addr[i]) * 0x9e3779b1u;
 	return &rt->cache[(h >> 16) & (FP_ROUTE_CACHE_SIZE - 1)];
 }
 
-static int route_lookup(struct fp_route *rt, int family, const uint32_t *addr)
+static int route_lookup(struct fp_route *rt, int family, const uint32_t *addr, uint32_t mark)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
@@ -106,6 +107,8 @@ static int route_lookup(struct fp_route *rt, int family, const uint32_t *addr)
 	rtm->rtm_family = family;
 	rtm->rtm_dst_len = family == AF_INET ? 32 : 128;
 	mnl_attr_put(nlh, RTA_DST, family == AF_INET ? 4 : 16, addr);
+	if (mark)
+		mnl_attr_put_u32(nlh, RTA_MARK, mark);
 	if (mnl_socket_sendto(rt->lookup, nlh, nlh->nlmsg_len) < 0)
 		return -errno;
 	do {
@@ -120,20 +123,21 @@ static int route_lookup(struct fp_route *rt, int family, const uint32_t *addr)
 	return err < 0 ? fp_nl_error() : oif;
 }
 
-int route_oif(struct fp_route *rt, int family, const uint32_t *addr)
+int route_oif(struct fp_route *rt, int family, const uint32_t *addr, uint32_t mark)
 {
-	struct fp_route_cached *slot = cache_slot(rt, family, addr);
+	struct fp_route_cached *slot = cache_slot(rt, family, addr, mark);
 	size_t len = family == AF_INET ? 4 : 16;
 	int oif;
 
 	rt->lookups++;
-	if (slot->family == family && !memcmp(slot->addr, addr, len)) {
+	if (slot->family == family && slot->mark == mark && !memcmp(slot->addr, addr, len)) {
 		rt->cache_hits++;
 		return slot->oif;
 	}
-	oif = route_lookup(rt, family, addr);
+	oif = route_lookup(rt, family, addr, mark);
 	if (oif > 0) {
 		slot->family = family;
+		slot->mark = mark;
 		memset(slot->addr, 0, sizeof(slot->addr));
 		memcpy(slot->addr, addr, len);
 		slot->oif = oif;

@@ -15,6 +15,7 @@ struct mnl_socket;
 struct fp_route_cached {
 	uint8_t family; /* 0: empty */
 	uint32_t addr[4];
+	uint32_t mark;
 	int oif;
 };
 
@@ -30,8 +31,11 @@ struct fp_route {
 int route_open(struct fp_route *rt);
 void route_close(struct fp_route *rt);
 int route_watch_fd(const struct fp_route *rt);
-/* The interface a packet to addr leaves through: where a packet from addr arrives. */
-int route_oif(struct fp_route *rt, int family, const uint32_t *addr);
+/*
+ * The interface a packet to addr with fwmark mark leaves through: where a packet of the
+ * same connection from addr arrives (policy routing by mark included).
+ */
+int route_oif(struct fp_route *rt, int family, const uint32_t *addr, uint32_t mark);
 /* Forgets every cached lookup (route_watch_read does it on any change it sees). */
 void route_cache_flush(struct fp_route *rt);
 

@@ -615,6 +615,52 @@ static void test_nexthop_generation(void)
 	tl_case_end();
 }
 
+/*
+ * Policy routing: a flow with a conntrack mark is looked up with it as the fwmark. Here an
+ * ip rule sends mark 0x10 to a table that reaches the server through the LAN port (with
+ * its own neighbour entry there): the marked flow must leave through it, the unmarked
+ * one through the WAN as before.
+ */
+static void test_nexthop_mark(void)
+{
+	const struct dp_case *c = &cases[0]; /* ipv4 tcp snat lan->wan */
+	static const uint8_t marked_host_mac[6] = {2, 0, 0, 0, 1, 0x99};
+	static uint8_t in[PKT_MAX], out[PKT_MAX];
+	struct fp_flow_key4 key = {.ifindex = fx.lan_ifindex,
+				   .proto = IPPROTO_TCP,
+				   .sport = htons(40000),
+				   .dport = htons(443)};
+	struct fp_flow4 flow = {.meta = {.flags = FP_FLOW_SNAT}, .nat_sport = htons(61000)};
+	uint32_t out_len;
+	size_t in_len;
+
+	tl_case_begin("a flow's mark selects its route (BPF_FIB_LOOKUP_MARK)");
+	fx_sh("ip rule add fwmark 0x10 lookup 100 && "
+	      "ip route add 198.19.2.2/32 dev fp_lan table 100 && "
+	      "ip neigh add 198.19.2.2 lladdr 02:00:00:00:01:99 dev fp_lan nud permanent");
+	fx_reset();
+	addr(4, "198.18.1.2", &key.saddr);
+	addr(4, "198.19.2.2", &key.daddr);
+	addr(4, "198.19.2.1", &flow.nat_saddr);
+	in_len = pkt_build(&c->in, in);
+
+	fx_add_flow4(&key, &flow);
+	CHECK(fx_run(in, in_len, fx.lan_ifindex, out, &out_len) == XDP_REDIRECT, "not redirected");
+	CHECK(!memcmp(out, fx_wan_host_mac, 6), "the unmarked flow did not go to the WAN host");
+
+	fx_reset();
+	flow.mark = 0x10;
+	fx_add_flow4(&key, &flow);
+	CHECK(fx_run(in, in_len, fx.lan_ifindex, out, &out_len) == XDP_REDIRECT, "not redirected");
+	CHECK(!memcmp(out, marked_host_mac, 6), "the marked flow ignored its mark's route");
+	CHECK(fx_get_flow4(&key, &flow), "flow vanished");
+	CHECK(flow.meta.oif == (uint32_t)fx.lan_ifindex, "marked flow cached egress %u, want %d",
+	      flow.meta.oif, fx.lan_ifindex);
+	fx_sh("ip rule del fwmark 0x10 lookup 100 && ip route flush table 100 && "
+	      "ip neigh del 198.19.2.2 dev fp_lan");
+	tl_case_end();
+}
+
 /* Packets and bytes add up, and last-seen moves to the time of the last packet. */
 static void test_flow_counters(void)
 {
@@ -645,5 +691,6 @@ void test_datapath(void)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		run_case(&cases[i]);
 	test_nexthop_generation();
+	test_nexthop_mark();
 	test_flow_counters();
 }

@@ -92,8 +92,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	reply = data + 1;
 	reply_len = size - 1;
 	route_cache_flush(&rt);
-	oif = route_oif(&rt, AF_INET, addr);
-	if (oif > 0 && route_oif(&rt, AF_INET, addr) != oif)
+	oif = route_oif(&rt, AF_INET, addr, 0);
+	if (oif > 0 && route_oif(&rt, AF_INET, addr, 0) != oif)
 		fuzz_fail("interface %d was not cached", oif);
 	return 0;
 }

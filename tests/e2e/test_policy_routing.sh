@@ -1,0 +1,54 @@
+#!/bin/bash
+# Policy routing, as multi-WAN setups (mwan3) do it: connections to port 6001 get conntrack
+# mark 0x10, the mark is copied to their packets, and an ip rule sends marked packets out
+# of a second WAN link, r3, masqueraded to its address. The fastpath looks the next hop
+# up with the flow's mark (BPF_FIB_LOOKUP_MARK), so an offloaded marked flow leaves where
+# the kernel would send it; unmarked flows keep the main table's WAN, r1.
+. "$(dirname "$0")/testbed.sh"
+tb_setup
+ip link add s1 netns "$TB_SRV" type veth peer name r3 netns "$TB_RTR"
+ip -n "$TB_RTR" addr add 198.19.4.1/24 dev r3
+ip -n "$TB_SRV" addr add 198.19.4.2/24 dev s1
+ip -n "$TB_RTR" link set r3 up
+ip -n "$TB_SRV" link set s1 up
+srv ethtool -K s1 gro on tso off gso off tx off >/dev/null
+# The server answers from its usual address whichever link a datagram came in on.
+ip -n "$TB_SRV" route replace 198.19.4.0/24 dev s1 src 198.19.2.2
+ip -n "$TB_RTR" route add 198.19.2.2/32 via 198.19.4.2 dev r3 table 100
+ip -n "$TB_RTR" rule add fwmark 0x10/0xf0 lookup 100
+rtr nft -f - <<-'NFT'
+table inet fw {
+	chain policy_mark {
+		type filter hook prerouting priority mangle;
+		udp dport 6001 ct mark set ct mark or 0x10
+		meta mark set ct mark
+	}
+	chain forward {
+		type filter hook forward priority filter; policy drop;
+	}
+}
+NFT
+rtr nft add rule inet fw forward iifname r0 oifname r3 accept
+rtr nft add rule inet fw srcnat oifname r3 meta nfproto ipv4 masquerade
+rtr ping -c1 -W2 198.19.4.2 >/dev/null
+fastpath attach r0 r1 r3 --log-file "$TB_TMP/daemon.log" >/dev/null || exit 1
+
+rx() { ip -n "$TB_SRV" -s -j link show "$1" | jq '.[0].stats64.rx.packets'; }
+for port in 6000 6001; do
+	tb_udp_server $port "$TB_TMP/server.$port"
+	s0=$(rx s0)
+	s1=$(rx s1)
+	tb_share_start
+	check "a conversation to port $port echoes intact" cli "$FP_UDP" client 198.19.2.2 $port 3000
+	wait "${TB_PIDS[-1]}"
+	check "... carried by the fastpath (>= 90%)" ge "$(tb_share_percent)" 90
+	read -r _ peer _ <"$TB_TMP/server.$port"
+	if [ $port = 6001 ]; then
+		check "... out of r3, the marked WAN" ge $(($(rx s1) - s1)) 3000
+		check "... masqueraded to r3's address" eq "$peer" 198.19.4.1
+	else
+		check "... out of r1, the main table's WAN" ge $(($(rx s0) - s0)) 3000
+		check "... masqueraded to r1's address" eq "$peer" 198.19.2.1
+	fi
+done
+tb_done
