@@ -1,21 +1,42 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # Runs the end-to-end tests (test_*.sh here, or those named), each in its own testbed.
-# Prints one line per test and "e2e: N passed, N failed". Needs root.
+# Prints one line per test and "e2e: N passed, N failed". Needs root. Each test runs with
+# its own prefix (TB); whatever it leaves under it fails the test and is removed.
 cd "$(dirname "$0")" || exit 2
 tests=("$@")
 [ ${#tests[@]} -eq 0 ] && tests=(test_*.sh)
 passed=0
 failed=0
+# What a test left behind under its prefix: namespaces (with their processes), pins, run
+# and temp files. Removed, and named: a test must clean up after itself, also on failure.
+sweep() { # PREFIX
+	local ns left=()
+
+	for ns in $(ip netns list | awk -v p="$1" 'index($1, p) == 1 { print $1 }'); do
+		ip netns pids "$ns" | xargs -r kill -9 2>/dev/null
+		ip netns del "$ns" && left+=("netns $ns")
+	done
+	for f in /sys/fs/bpf/xdp-fastpath-"$1" /sys/fs/bpf/fpbench-"$1" \
+		/run/xdp-fastpath/xdp-fastpath-"$1".* /tmp/xdp-fastpath-"$1".*; do
+		[ -e "$f" ] && rm -rf "$f" && left+=("$f")
+	done
+	[ ${#left[@]} = 0 ] || echo "    left behind (now removed): ${left[*]}"
+	[ ${#left[@]} = 0 ]
+}
+
+n=0
 for t in "${tests[@]}"; do
 	start=$SECONDS
 	log=$(mktemp)
-	if timeout 600 bash "$t" >"$log" 2>&1; then
+	export TB=fpe$$n$((n++))
+	if timeout -k 30 600 bash "$t" >"$log" 2>&1 && sweep "$TB" >>"$log"; then
 		passed=$((passed + 1))
 		printf 'ok   - e2e %s (%ds)\n' "${t%.sh}" $((SECONDS - start))
 		[ -n "$E2E_VERBOSE" ] && sed 's/^/    /' "$log"
 	else
 		failed=$((failed + 1))
+		sweep "$TB" >>"$log"
 		printf 'FAIL - e2e %s (%ds)\n' "${t%.sh}" $((SECONDS - start))
 		sed 's/^/    /' "$log"
 	fi

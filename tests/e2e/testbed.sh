@@ -33,6 +33,9 @@ tb_fail() { tb_log "FAIL: $*"; return 1; }
 
 tb_setup() {
 	trap tb_cleanup EXIT
+	# A signal (run.sh's timeout, ^C) ends the test through the EXIT trap: it cleans up.
+	trap 'exit 143' TERM
+	trap 'exit 130' INT
 	for ns in "$TB_CLI" "$TB_RTR" "$TB_SRV"; do
 		ip netns add "$ns"
 		ip -n "$ns" link set lo up
