@@ -390,14 +390,21 @@ static void conn_remove(struct fp_ctsync *cs, struct fp_conn *c)
  * so a newly attached one is seen at once) and at every scan (so a detached one is
  * forgotten within a scan; the scan also returns its connections to the kernel).
  */
+static bool listed(const uint32_t *ifindexes, int n, uint32_t ifindex)
+{
+	for (int i = 0; i < n; i++)
+		if (ifindexes[i] == ifindex)
+			return true;
+	return false;
+}
+
 static bool port_attached(struct fp_ctsync *cs, uint32_t ifindex)
 {
 	uint64_t now;
 
 	for (int pass = 0; pass < 2; pass++) {
-		for (int i = 0; i < cs->nr_ports; i++)
-			if (cs->ports[i] == ifindex)
-				return true;
+		if (listed(cs->ports, cs->nr_ports, ifindex))
+			return true;
 		now = fp_now_ns();
 		if (pass || fp_elapsed_ns(now, cs->ports_read_ns) < PORTS_REREAD_NS)
 			return false;
@@ -410,13 +417,10 @@ static bool port_attached(struct fp_ctsync *cs, uint32_t ifindex)
 /* A shaper on ifindex, which offloaded flows would bypass (qdisc.c)? */
 static bool port_shaped(const struct fp_ctsync *cs, uint32_t ifindex)
 {
-	for (int i = 0; i < cs->nr_shaped; i++)
-		if (cs->shaped[i] == ifindex)
-			return true;
-	return false;
+	return listed(cs->shaped, cs->nr_shaped, ifindex);
 }
 
-/* Which attached interfaces have a shaper now (each scan, and before each dump). */
+/* Which attached interfaces have a shaper now. */
 static void refresh_shaped(struct fp_ctsync *cs)
 {
 	uint32_t shaped[FP_MAX_TX_PORTS];
@@ -436,6 +440,20 @@ static void refresh_shaped(struct fp_ctsync *cs)
 	}
 	memcpy(cs->shaped, shaped, nr * sizeof(shaped[0]));
 	cs->nr_shaped = nr;
+}
+
+/* The attached interfaces and which of them have a shaper: before each dump, each scan. */
+static void read_ports(struct fp_ctsync *cs)
+{
+	cs->nr_ports = fp_tx_ports(cs->inst, cs->ports, FP_MAX_TX_PORTS);
+	cs->ports_read_ns = fp_now_ns();
+	refresh_shaped(cs);
+}
+
+/* The daemon's "offloaded" counter: the records not fenced. */
+static void count_offloaded(struct fp_ctsync *cs)
+{
+	cs->state->offloaded = cs->table.count - cs->state->fenced;
 }
 
 static void conn_offload(struct fp_ctsync *cs, const struct fp_tuple *orig,
@@ -608,9 +626,7 @@ int ctsync_resync(struct fp_ctsync *cs)
 
 	cs->first_dump = cs->dump_gen == 0;
 	cs->dump_gen++;
-	cs->nr_ports = fp_tx_ports(cs->inst, cs->ports, FP_MAX_TX_PORTS);
-	cs->ports_read_ns = fp_now_ns();
-	refresh_shaped(cs);
+	read_ports(cs);
 	cs->resync_needed = false;
 	if (mnl_socket_sendto(cs->dump, nlh, nlh->nlmsg_len) < 0) {
 		fp_err("conntrack dump request failed: %s", strerror(errno));
@@ -636,7 +652,7 @@ int ctsync_resync(struct fp_ctsync *cs)
 	cs->first_dump = false;
 	conntable_walk(&cs->table, mark_old_generation, cs);
 	conntable_reap(&cs->table, reap_cb, cs);
-	cs->state->offloaded = cs->table.count - cs->state->fenced;
+	count_offloaded(cs);
 	return 0;
 }
 
@@ -679,7 +695,7 @@ void ctsync_handle_events(struct fp_ctsync *cs)
 		cs->state->resyncs++;
 		ctsync_resync(cs);
 	}
-	cs->state->offloaded = cs->table.count - cs->state->fenced;
+	count_offloaded(cs);
 }
 
 /* Scan */
@@ -687,18 +703,8 @@ void ctsync_handle_events(struct fp_ctsync *cs)
 struct scan_ctx {
 	struct fp_ctsync *cs;
 	uint64_t now;
-	uint32_t ports[FP_MAX_TX_PORTS]; /* attached interfaces */
-	int nr_ports;
 	uint32_t poll_stride; /* this scan polls the records whose slot matches, modulo this */
 };
-
-static bool scan_attached(const struct scan_ctx *sc, uint32_t ifindex)
-{
-	for (int i = 0; i < sc->nr_ports; i++)
-		if (sc->ports[i] == ifindex)
-			return true;
-	return false;
-}
 
 static int scan_flow(int family, const union fp_flow_key *key, const union fp_flow_value *value,
 		     void *arg)
@@ -736,8 +742,8 @@ static void scan_conn(struct fp_conn *c, void *arg)
 		return;
 	for (int dir = 0; dir < 2; dir++) {
 		/* Its interface was detached, or got a shaper: back to the kernel. */
-		if (c->ingress[dir] &&
-		    (!scan_attached(sc, c->ingress[dir]) || port_shaped(cs, c->ingress[dir]))) {
+		if (c->ingress[dir] && (!listed(cs->ports, cs->nr_ports, c->ingress[dir]) ||
+					port_shaped(cs, c->ingress[dir]))) {
 			c->doomed = 1;
 			return;
 		}
@@ -775,11 +781,7 @@ void ctsync_scan(struct fp_ctsync *cs, uint64_t now_ns)
 {
 	struct scan_ctx sc = {.cs = cs, .now = now_ns};
 
-	sc.nr_ports = fp_tx_ports(cs->inst, sc.ports, FP_MAX_TX_PORTS);
-	memcpy(cs->ports, sc.ports, sizeof(cs->ports));
-	cs->nr_ports = sc.nr_ports;
-	cs->ports_read_ns = now_ns;
-	refresh_shaped(cs);
+	read_ports(cs);
 	sc.poll_stride = cs->polled / POLL_BUDGET + 1;
 	cs->scans++;
 	read_timeouts(cs);
@@ -788,7 +790,7 @@ void ctsync_scan(struct fp_ctsync *cs, uint64_t now_ns)
 	sc.now = fp_now_ns(); /* after the walk: no last-seen time read in it is later */
 	conntable_walk(&cs->table, scan_conn, &sc);
 	conntable_reap(&cs->table, reap_cb, cs);
-	cs->state->offloaded = cs->table.count - cs->state->fenced;
+	count_offloaded(cs);
 }
 
 static void doom_ifindex(struct fp_conn *c, void *arg)
@@ -804,7 +806,7 @@ void ctsync_drop_ifindex(struct fp_ctsync *cs, uint32_t ifindex)
 	conntable_walk(&cs->table, doom_ifindex, &ifindex);
 	conntable_reap(&cs->table, reap_cb, cs);
 	fp_flows_delete_ifindex(cs->inst, ifindex);
-	cs->state->offloaded = cs->table.count - cs->state->fenced;
+	count_offloaded(cs);
 }
 
 static void fence(struct fp_conn *c, void *arg)
@@ -824,7 +826,7 @@ uint32_t ctsync_fence_all(struct fp_ctsync *cs)
 	uint64_t before = cs->state->fenced;
 
 	conntable_walk(&cs->table, fence, cs);
-	cs->state->offloaded = 0;
+	count_offloaded(cs);
 	return cs->state->fenced - before;
 }
 
@@ -845,12 +847,12 @@ void ctsync_drop_offloaded(struct fp_ctsync *cs)
 {
 	conntable_walk(&cs->table, doom_offloaded, NULL);
 	conntable_reap(&cs->table, reap_cb, cs);
-	cs->state->offloaded = 0;
+	count_offloaded(cs);
 }
 
 void ctsync_drop_all(struct fp_ctsync *cs)
 {
 	conntable_walk(&cs->table, doom_all, NULL);
 	conntable_reap(&cs->table, reap_cb, cs);
-	cs->state->offloaded = 0;
+	count_offloaded(cs);
 }

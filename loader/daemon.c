@@ -375,8 +375,8 @@ int fp_daemon_start(struct fp_instance *inst, const struct fp_options *opt)
 		}
 		status = daemon_run(inst, opt, pipefd[1]);
 #ifdef __SANITIZE_ADDRESS__
-		__lsan_do_leak_check(); /* _exit() skips it, and the daemon is what runs for months
-					 */
+		/* _exit() skips the leak check, and the daemon is what runs for months. */
+		__lsan_do_leak_check();
 #endif
 		_exit(status);
 	}
