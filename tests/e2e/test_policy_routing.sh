@@ -6,12 +6,7 @@
 # the kernel would send it; unmarked flows keep the main table's WAN, r1.
 . "$(dirname "$0")/testbed.sh"
 tb_setup
-ip link add s1 netns "$TB_SRV" type veth peer name r3 netns "$TB_RTR"
-ip -n "$TB_RTR" addr add 198.19.4.1/24 dev r3
-ip -n "$TB_SRV" addr add 198.19.4.2/24 dev s1
-ip -n "$TB_RTR" link set r3 up
-ip -n "$TB_SRV" link set s1 up
-srv ethtool -K s1 gro on tso off gso off tx off >/dev/null
+tb_add_second_link
 # The server answers from its usual address whichever link a datagram came in on.
 ip -n "$TB_SRV" route replace 198.19.4.0/24 dev s1 src 198.19.2.2
 ip -n "$TB_RTR" route add 198.19.2.2/32 via 198.19.4.2 dev r3 table 100
@@ -23,14 +18,8 @@ table inet fw {
 		udp dport 6001 ct mark set ct mark or 0x10
 		meta mark set ct mark
 	}
-	chain forward {
-		type filter hook forward priority filter; policy drop;
-	}
 }
 NFT
-rtr nft add rule inet fw forward iifname r0 oifname r3 accept
-rtr nft add rule inet fw srcnat oifname r3 meta nfproto ipv4 masquerade
-rtr ping -c1 -W2 198.19.4.2 >/dev/null
 fastpath attach r0 r1 r3 --log-file "$TB_TMP/daemon.log" >/dev/null || exit 1
 
 rx() { ip -n "$TB_SRV" -s -j link show "$1" | jq '.[0].stats64.rx.packets'; }

@@ -1,21 +1,14 @@
 #!/bin/bash
 # A route changes in the middle of an offloaded conversation: a host route sends the
-# server's address over a second link, r3, instead of the connected subnet on r1. The daemon bumps the next-hop generation on the
-# rtnetlink event and the datapath looks the route up again on the next packet: the flow
-# follows the new route at once, still on the fastpath, and arrives intact.
+# server's address over a second link, r3, instead of the connected subnet on r1. The
+# daemon bumps the next-hop generation on the rtnetlink event and the datapath looks the
+# route up again on the next packet: the flow follows the new route at once, still on the
+# fastpath, and arrives intact.
 . "$(dirname "$0")/testbed.sh"
 tb_setup
-# A second link between router and server. (The server answers over s0 whatever link a
-# datagram came in on: its route to the router's WAN address is the connected subnet.)
-ip link add s1 netns "$TB_SRV" type veth peer name r3 netns "$TB_RTR"
-ip -n "$TB_RTR" addr add 198.19.4.1/24 dev r3
-ip -n "$TB_SRV" addr add 198.19.4.2/24 dev s1
-ip -n "$TB_RTR" link set r3 up
-ip -n "$TB_SRV" link set s1 up
-srv ethtool -K s1 gro on tso off gso off tx off >/dev/null
-rtr nft add rule inet fw forward iifname r0 oifname r3 accept
-rtr nft add rule inet fw srcnat oifname r3 meta nfproto ipv4 masquerade
-rtr ping -c1 -W2 198.19.4.2 >/dev/null
+# The server answers over s0 whatever link a datagram came in on: its route to the
+# router's WAN address is the connected subnet.
+tb_add_second_link
 fastpath attach r0 r1 r3 --log-file "$TB_TMP/daemon.log" >/dev/null || exit 1
 
 rx_s1() { ip -n "$TB_SRV" -s -j link show s1 | jq '.[0].stats64.rx.packets'; }

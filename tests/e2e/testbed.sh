@@ -89,6 +89,20 @@ tb_setup() {
 	cli ping -c1 -W2 198.19.2.2 >/dev/null && cli ping -6 -c1 -W2 2001:2:0:2::2 >/dev/null
 }
 
+# A second link between router and server: r3 198.19.4.1/24 <-> s1 198.19.4.2/24 (a
+# second WAN, or a second path to the same server).
+tb_add_second_link() {
+	ip link add s1 netns "$TB_SRV" type veth peer name r3 netns "$TB_RTR"
+	ip -n "$TB_RTR" addr add 198.19.4.1/24 dev r3
+	ip -n "$TB_SRV" addr add 198.19.4.2/24 dev s1
+	ip -n "$TB_RTR" link set r3 up
+	ip -n "$TB_SRV" link set s1 up
+	srv ethtool -K s1 gro on tso off gso off tx off >/dev/null
+	rtr nft add rule inet fw forward iifname r0 oifname r3 accept
+	rtr nft add rule inet fw srcnat oifname r3 meta nfproto ipv4 masquerade
+	rtr ping -c1 -W2 198.19.4.2 >/dev/null
+}
+
 tb_cleanup() {
 	local rc=$?
 	trap - EXIT
