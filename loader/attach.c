@@ -54,7 +54,7 @@ static int resolve_ifaces(int argc, char **argv, struct iface *ifs)
 /* A shaper on the interface would be bypassed: refuse unless --allow-shaping. */
 static int check_unshaped(const struct iface *ifc)
 {
-	char kind[16];
+	char kind[FP_QDISC_KIND_LEN];
 	int err = fp_shaping_qdisc(ifc->ifindex, kind, sizeof(kind));
 
 	if (err < 0) {

@@ -423,19 +423,22 @@ static bool port_shaped(const struct fp_ctsync *cs, uint32_t ifindex)
 /* Which attached interfaces have a shaper now. */
 static void refresh_shaped(struct fp_ctsync *cs)
 {
+	char kinds[FP_MAX_TX_PORTS][FP_QDISC_KIND_LEN];
 	uint32_t shaped[FP_MAX_TX_PORTS];
 	int nr = 0;
 
-	for (int i = 0; i < cs->nr_ports && !cs->opt->allow_shaping; i++) {
-		char kind[16];
-
-		if (fp_shaping_qdisc(cs->ports[i], kind, sizeof(kind)) <= 0)
+	if (cs->opt->allow_shaping || fp_shaping_qdiscs(cs->ports, cs->nr_ports, kinds)) {
+		cs->nr_shaped = 0;
+		return;
+	}
+	for (int i = 0; i < cs->nr_ports; i++) {
+		if (!kinds[i][0])
 			continue;
 		if (!port_shaped(cs, cs->ports[i]))
 			fp_log(LOG_NOTICE,
 			       "interface %u has a shaping qdisc (%s): its connections stay in the "
 			       "kernel",
-			       cs->ports[i], kind);
+			       cs->ports[i], kinds[i]);
 		shaped[nr++] = cs->ports[i];
 	}
 	memcpy(cs->shaped, shaped, nr * sizeof(shaped[0]));

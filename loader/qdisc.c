@@ -19,10 +19,9 @@
 static const char *const shaping_kinds[] = {"htb", "tbf", "hfsc", "cake", "cbq", "ingress"};
 
 struct qdisc_scan {
-	int ifindex;
-	char *kind;
-	size_t len;
-	int found;
+	const uint32_t *ifindexes;
+	int n;
+	char (*kinds)[FP_QDISC_KIND_LEN];
 };
 
 static int kind_cb(const struct nlattr *attr, void *data)
@@ -38,58 +37,76 @@ static int qdisc_cb(const struct nlmsghdr *nlh, void *data)
 	struct qdisc_scan *qs = data;
 	const struct tcmsg *tcm = mnl_nlmsg_get_payload(nlh);
 	const char *kind = NULL;
+	int i;
 
-	if (nlh->nlmsg_type != RTM_NEWQDISC || mnl_nlmsg_get_payload_len(nlh) < sizeof(*tcm) ||
-	    tcm->tcm_ifindex != qs->ifindex || qs->found)
+	if (nlh->nlmsg_type != RTM_NEWQDISC || mnl_nlmsg_get_payload_len(nlh) < sizeof(*tcm))
 		return MNL_CB_OK;
+	for (i = 0; i < qs->n && qs->ifindexes[i] != (uint32_t)tcm->tcm_ifindex; i++)
+		;
+	if (i == qs->n || qs->kinds[i][0])
+		return MNL_CB_OK; /* not asked for, or a shaper already found */
 	mnl_attr_parse(nlh, sizeof(*tcm), kind_cb, &kind);
-	for (size_t i = 0; kind && i < sizeof(shaping_kinds) / sizeof(shaping_kinds[0]); i++) {
-		if (!strcmp(kind, shaping_kinds[i])) {
-			snprintf(qs->kind, qs->len, "%s", kind);
-			qs->found = 1;
-		}
-	}
+	for (size_t k = 0; kind && k < sizeof(shaping_kinds) / sizeof(shaping_kinds[0]); k++)
+		if (!strcmp(kind, shaping_kinds[k]))
+			snprintf(qs->kinds[i], FP_QDISC_KIND_LEN, "%s", kind);
 	return MNL_CB_OK;
 }
 
-int fp_shaping_qdisc(int ifindex, char *kind, size_t len)
+int fp_shaping_qdiscs(const uint32_t *ifindexes, int n, char (*kinds)[FP_QDISC_KIND_LEN])
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct mnl_socket *nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC);
+	struct mnl_socket *nl;
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
-	struct qdisc_scan qs = {.ifindex = ifindex, .kind = kind, .len = len};
+	struct qdisc_scan qs = {.ifindexes = ifindexes, .n = n, .kinds = kinds};
 	struct tcmsg *tcm;
 	uint32_t seq = time(NULL), portid;
 	int ret = 0;
-	ssize_t n;
+	ssize_t len;
 
+	for (int i = 0; i < n; i++)
+		kinds[i][0] = '\0';
+	if (!n)
+		return 0;
+	nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC);
 	if (!nl || mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID)) {
 		ret = -errno;
 		goto out;
 	}
 	portid = mnl_socket_get_portid(nl);
+	/* One dump of every qdisc, whatever the number of interfaces asked about. */
 	nlh->nlmsg_type = RTM_GETQDISC;
 	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
 	nlh->nlmsg_seq = seq;
 	tcm = mnl_nlmsg_put_extra_header(nlh, sizeof(*tcm));
 	tcm->tcm_family = AF_UNSPEC;
-	tcm->tcm_ifindex = ifindex;
 	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0) {
 		ret = -errno;
 		goto out;
 	}
-	while ((n = mnl_socket_recvfrom(nl, buf, sizeof(buf))) > 0) {
-		if (!fp_nlmsg_stream_ok(buf, n)) {
+	while ((len = mnl_socket_recvfrom(nl, buf, sizeof(buf))) > 0) {
+		if (!fp_nlmsg_stream_ok(buf, len)) {
 			ret = -EBADMSG;
 			goto out;
 		}
-		ret = mnl_cb_run(buf, n, seq, portid, qdisc_cb, &qs);
+		ret = mnl_cb_run(buf, len, seq, portid, qdisc_cb, &qs);
 		if (ret <= MNL_CB_STOP)
 			break;
 	}
-	ret = ret < 0 ? fp_nl_error() : qs.found;
+	ret = ret < 0 ? fp_nl_error() : 0;
 out:
 	if (nl)
 		mnl_socket_close(nl);
 	return ret;
+}
+
+int fp_shaping_qdisc(int ifindex, char *kind, size_t len)
+{
+	uint32_t one = ifindex;
+	char kinds[1][FP_QDISC_KIND_LEN];
+	int err = fp_shaping_qdiscs(&one, 1, kinds);
+
+	if (err)
+		return err;
+	snprintf(kind, len, "%s", kinds[0]);
+	return kinds[0][0] != '\0';
 }

@@ -66,7 +66,7 @@ int cmd_status(int argc, char **argv, struct fp_options *opt)
 			char name[IF_NAMESIZE];
 
 			fp_ifname(ports[i], name);
-			char shaper[16];
+			char shaper[FP_QDISC_KIND_LEN];
 			bool shaped = fp_shaping_qdisc(ports[i], shaper, sizeof(shaper)) > 0;
 
 			printf("%s{\"name\": \"%s\", \"ifindex\": %u, \"mode\": \"%s\", "
@@ -98,7 +98,7 @@ int cmd_status(int argc, char **argv, struct fp_options *opt)
 	printf("instance    %s (program id %u)\n", inst.pin_dir, inst.prog_id);
 	printf("interfaces ");
 	for (int i = 0; i < nr_ports; i++) {
-		char name[IF_NAMESIZE], shaper[16];
+		char name[IF_NAMESIZE], shaper[FP_QDISC_KIND_LEN];
 
 		fp_ifname(ports[i], name);
 		printf(" %s (%s)", name, attach_mode(ports[i]));
