@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The next hop of a flow: egress interface, MAC addresses and MTU from bpf_fib_lookup(),
- * cached in the flow entry and tagged with the generation it was resolved in. Userspace
+ * completed below the routed interface by l2.h (bridge port, VLAN tag, PPPoE), cached in
+ * the flow entry and tagged with the generation it was resolved in. Userspace
  * bumps fp_config.nh_gen whenever routes, neighbours or links change, which invalidates
  * every cached next hop at once; the next packet of each flow looks it up again.
  *
@@ -15,6 +16,7 @@
 #include <bpf/bpf_helpers.h>
 
 #include "parse.h"
+#include "l2.h"
 
 #ifndef AF_INET
 #define AF_INET 2
@@ -76,6 +78,7 @@ static __always_inline enum fp_stat fp_nexthop_resolve(struct xdp_md *ctx,
 						       struct fp_flow_meta *meta, __u32 gen,
 						       __u32 mark)
 {
+	enum fp_stat reason;
 	__u32 flags = 0;
 
 	/* tot_len 0: the MTU check is ours, against the cached MTU, on every packet. */
@@ -92,10 +95,9 @@ static __always_inline enum fp_stat fp_nexthop_resolve(struct xdp_md *ctx,
 	default:
 		return FP_STAT_PASS_NO_ROUTE;
 	}
-	meta->oif = fib->ifindex;
-	meta->mtu = fib->mtu_result;
-	__builtin_memcpy(meta->dmac, fib->dmac, sizeof(meta->dmac));
-	__builtin_memcpy(meta->smac, fib->smac, sizeof(meta->smac));
+	reason = fp_l2_egress(fib, meta);
+	if (reason != FP_CONTINUE)
+		return reason;
 	/* Publish the generation last; a concurrent reader sees the old one and looks up too. */
 	asm volatile("" ::: "memory");
 	meta->nh_gen = gen;

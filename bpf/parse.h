@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Packet parsing: Ethernet, IPv4/IPv6, TCP/UDP.
+ * Packet parsing: Ethernet with an optional 802.1Q tag and PPPoE session, IPv4/IPv6, TCP/UDP.
  *
  * The parser accepts only what the fastpath can forward exactly as the kernel would, and
  * names the reason for everything else. It checks what the kernel's receive path and
@@ -38,13 +38,38 @@
 #ifndef ETH_P_8021AD
 #define ETH_P_8021AD 0x88A8
 #endif
+#ifndef ETH_P_PPP_SES
+#define ETH_P_PPP_SES 0x8864
+#endif
+#define FP_PPP_IPV4 0x0021
+#define FP_PPP_IPV6 0x0057
+#define FP_VLAN_VID 0x0fff
+
+/* 802.1Q tag after the source MAC; PPPoE session header (RFC 2516) and PPP protocol. */
+struct fp_vlan_hdr {
+	__be16 tci;
+	__be16 proto;
+};
+
+struct fp_pppoe_hdr {
+	__u8 ver_type; /* 0x11 */
+	__u8 code;     /* 0 in a session */
+	__be16 sid;
+	__be16 length; /* PPP protocol and payload */
+	__be16 ppp_proto;
+};
 
 struct fp_pkt {
 	struct ethhdr *eth;
-	void *l3;	 /* struct iphdr or struct ipv6hdr */
-	__be16 *ports;	 /* source and destination port: the first 4 bytes of TCP and UDP */
-	__sum16 *l4csum; /* the TCP or UDP checksum field */
-	__u16 l3_len;	 /* total L3 length, host order; the frame may be padded beyond it */
+	void *l3;	  /* struct iphdr or struct ipv6hdr */
+	__be16 *ports;	  /* source and destination port: the first 4 bytes of TCP and UDP */
+	__sum16 *l4csum;  /* the TCP or UDP checksum field */
+	__u16 l3_len;	  /* total L3 length, host order; the frame may be padded beyond it */
+	__u16 l2_len;	  /* Ethernet header, VLAN tag and PPPoE header */
+	__be16 l3_proto;  /* ETH_P_IP or ETH_P_IPV6 */
+	__u16 vlan_id;	  /* 0: untagged */
+	__be16 pppoe_sid; /* 0: not PPPoE */
+	__u16 pppoe_len;  /* PPPoE length field: the PPP protocol and the IP packet */
 	__u8 ipv6;
 	__u8 proto;
 	__u8 ttl; /* TTL or hop limit */
@@ -116,6 +141,9 @@ static __always_inline enum fp_stat fp_parse_ipv4(struct fp_pkt *pkt, void *data
 	tot_len = bpf_ntohs(iph->tot_len);
 	if (tot_len < sizeof(*iph) || (void *)iph + tot_len > data_end)
 		return FP_STAT_PASS_MALFORMED;
+	/* PPPoE: the kernel trims the frame to the session's length before IP sees it. */
+	if (pkt->pppoe_sid && tot_len + 2 > pkt->pppoe_len)
+		return FP_STAT_PASS_MALFORMED;
 	if (!csum_ipv4_header_ok(iph))
 		return FP_STAT_PASS_MALFORMED;
 	if (iph->frag_off & bpf_htons(FP_IP_MF | FP_IP_OFFSET))
@@ -142,6 +170,8 @@ static __always_inline enum fp_stat fp_parse_ipv6(struct fp_pkt *pkt, void *data
 	/* Zero is a jumbogram (RFC 2675): left to the kernel like anything unusual. */
 	if (payload_len == 0 || (void *)(ip6h + 1) + payload_len > data_end)
 		return FP_STAT_PASS_MALFORMED;
+	if (pkt->pppoe_sid && sizeof(*ip6h) + payload_len + 2 > pkt->pppoe_len)
+		return FP_STAT_PASS_MALFORMED;
 	if (ip6h->nexthdr == IPPROTO_FRAGMENT)
 		return FP_STAT_PASS_FRAGMENT;
 	if (fp_ipv6_is_ext_header(ip6h->nexthdr))
@@ -149,37 +179,93 @@ static __always_inline enum fp_stat fp_parse_ipv6(struct fp_pkt *pkt, void *data
 	if (ip6h->nexthdr != IPPROTO_TCP && ip6h->nexthdr != IPPROTO_UDP)
 		return FP_STAT_PASS_PROTO;
 
-	pkt->ipv6 = 1;
 	pkt->l3_len = sizeof(*ip6h) + payload_len;
 	pkt->proto = ip6h->nexthdr;
 	pkt->ttl = ip6h->hop_limit;
 	return fp_parse_l4(pkt, ip6h + 1, payload_len, data_end);
 }
 
-static __always_inline enum fp_stat fp_parse(struct xdp_md *ctx, struct fp_pkt *pkt)
+/*
+ * Ethernet, then at most one 802.1Q tag and one PPPoE session header, as a router's WAN
+ * (PPPoE, often on a VLAN) and LAN (VLANs) carry them. Stacked tags (QinQ), VLAN id 0
+ * (priority tags) and PPPoE control traffic go to the kernel.
+ */
+static __always_inline enum fp_stat fp_parse_l2(struct xdp_md *ctx, struct fp_pkt *pkt)
 {
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;
 	struct ethhdr *eth = data;
+	__u16 off = sizeof(*eth);
+	__be16 proto;
 
 	if ((void *)(eth + 1) > data_end)
 		return FP_STAT_PASS_MALFORMED;
 	/* Broadcast and multicast are never forwarded flows (group bit of the destination). */
 	if (eth->h_dest[0] & 1)
 		return FP_STAT_PASS_NOT_UNICAST;
-
 	pkt->eth = eth;
-	pkt->l3 = eth + 1;
-	switch (eth->h_proto) {
-	case bpf_htons(ETH_P_IP):
-		return fp_parse_ipv4(pkt, data_end);
-	case bpf_htons(ETH_P_IPV6):
-		return fp_parse_ipv6(pkt, data_end);
-	case bpf_htons(ETH_P_8021Q):
-	case bpf_htons(ETH_P_8021AD):
+	proto = eth->h_proto;
+
+	if (proto == bpf_htons(ETH_P_8021Q)) {
+		struct fp_vlan_hdr *vlan = (void *)(eth + 1);
+
+		if ((void *)(vlan + 1) > data_end)
+			return FP_STAT_PASS_MALFORMED;
+		pkt->vlan_id = bpf_ntohs(vlan->tci) & FP_VLAN_VID;
+		proto = vlan->proto;
+		off += sizeof(*vlan);
+		if (!pkt->vlan_id || proto == bpf_htons(ETH_P_8021Q) ||
+		    proto == bpf_htons(ETH_P_8021AD))
+			return FP_STAT_PASS_VLAN;
+	} else if (proto == bpf_htons(ETH_P_8021AD)) {
 		return FP_STAT_PASS_VLAN;
 	}
-	return FP_STAT_PASS_NOT_IP;
+
+	if (proto == bpf_htons(ETH_P_PPP_SES)) {
+		struct fp_pppoe_hdr *ph = data + off;
+
+		if ((void *)(ph + 1) > data_end)
+			return FP_STAT_PASS_MALFORMED;
+		if (ph->ver_type != 0x11 || ph->code != 0 || ph->sid == 0)
+			return FP_STAT_PASS_PPPOE;
+		pkt->pppoe_sid = ph->sid;
+		pkt->pppoe_len = bpf_ntohs(ph->length);
+		/* The length counts from the PPP protocol field; the frame may be padded. */
+		if (off + 6 + pkt->pppoe_len > (__u32)(data_end - data))
+			return FP_STAT_PASS_MALFORMED;
+		if (ph->ppp_proto == bpf_htons(FP_PPP_IPV4))
+			proto = bpf_htons(ETH_P_IP);
+		else if (ph->ppp_proto == bpf_htons(FP_PPP_IPV6))
+			proto = bpf_htons(ETH_P_IPV6);
+		else
+			return FP_STAT_PASS_NOT_IP; /* LCP, IPCP, ...: pppd's */
+		off += sizeof(*ph);
+	}
+	/* The family is decided here, as a constant on each path: the verifier then knows
+	 * which header every later access is to. */
+	if (proto == bpf_htons(ETH_P_IPV6))
+		pkt->ipv6 = 1;
+	else if (proto != bpf_htons(ETH_P_IP))
+		return FP_STAT_PASS_NOT_IP;
+	pkt->l2_len = off;
+	pkt->l3_proto = proto;
+	return FP_CONTINUE;
+}
+
+/* IP and TCP/UDP, after fp_parse_l2(). */
+static __always_inline enum fp_stat fp_parse_l3(struct xdp_md *ctx, struct fp_pkt *pkt)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+	__u16 off = pkt->l2_len;
+
+	/* Bounded for the verifier: Ethernet, a tag and a PPPoE header at most. */
+	if (off > sizeof(struct ethhdr) + sizeof(struct fp_vlan_hdr) + sizeof(struct fp_pppoe_hdr))
+		return FP_STAT_PASS_MALFORMED;
+	pkt->l3 = data + off;
+	if (pkt->ipv6)
+		return fp_parse_ipv6(pkt, data_end);
+	return fp_parse_ipv4(pkt, data_end);
 }
 
 #endif /* FP_PARSE_H */

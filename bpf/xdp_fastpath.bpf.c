@@ -3,8 +3,8 @@
  * xdp-fastpath: forwards packets of flows the firewall has accepted, NAT applied, straight
  * to the egress interface. Everything else goes to the kernel unchanged, its reason counted.
  *
- *   parse -> heartbeat -> cheap checks -> flow lookup -> next hop -> MTU -> egress
- *         -> rewrite -> redirect
+ *   parse L2 -> upper device -> parse L3 -> heartbeat -> cheap checks -> flow lookup
+ *         -> next hop -> MTU -> egress -> L2 resize -> rewrite -> redirect
  *
  * Every decision is made before the first write to the packet.
  */
@@ -14,6 +14,7 @@
 #include "xdp_fastpath.h"
 #include "parse.h"
 #include "nat.h"
+#include "l2.h"
 #include "nexthop.h"
 
 /* Sizes of the flow maps are set by the loader before load (--flows). Entries are allocated
@@ -140,17 +141,24 @@ int xdp_fastpath(struct xdp_md *ctx)
 	__u32 ingress = ctx->ingress_ifindex;
 	__u32 zero = 0;
 	enum fp_stat reason;
+	__u16 l2_len;
 	__u64 now;
 
-	reason = fp_parse(ctx, &pkt);
+	cfg = bpf_map_lookup_elem(&fp_config, &zero);
+	if (!cfg)
+		return XDP_PASS; /* cannot happen: an array's entry */
+	reason = fp_parse_l2(ctx, &pkt);
+	if (reason == FP_CONTINUE)
+		reason = fp_l2_ingress(&pkt, cfg, &ingress);
+	if (reason == FP_CONTINUE)
+		reason = fp_parse_l3(ctx, &pkt);
 	if (reason != FP_CONTINUE)
 		return fp_pass(reason);
 
 	/* CLOCK_MONOTONIC_COARSE: tick resolution is plenty for leases and idle times, and
 	 * reading it costs a fraction of bpf_ktime_get_ns() (see make bench-prog). */
 	now = bpf_ktime_get_coarse_ns();
-	cfg = bpf_map_lookup_elem(&fp_config, &zero);
-	if (!cfg || !fp_heartbeat_ok(cfg, now))
+	if (!fp_heartbeat_ok(cfg, now))
 		return fp_pass(FP_STAT_PASS_HEARTBEAT);
 
 	/* The kernel sends ICMP Time Exceeded. */
@@ -201,13 +209,27 @@ int xdp_fastpath(struct xdp_md *ctx)
 	if (!bpf_map_lookup_elem(&fp_tx_ports, &meta->oif))
 		return fp_pass(FP_STAT_PASS_EGRESS);
 
+	/* A tag or PPPoE header in or out: move the frame's start. Nothing is written yet, so
+	 * a failure still passes the packet as it came. */
+	l2_len = fp_l2_len(meta);
+	if (l2_len != pkt.l2_len) {
+		if (bpf_xdp_adjust_head(ctx, (int)pkt.l2_len - (int)l2_len))
+			return fp_pass(FP_STAT_PASS_NO_HEADROOM);
+		if (!fp_l2_reload(ctx, &pkt, l2_len))
+			return XDP_ABORTED;
+	}
+
 	/* Decided: from here on the packet is forwarded. */
 	if (flow6)
 		fp_rewrite6(&pkt, flow6);
 	else if (flow4)
 		fp_rewrite4(&pkt, flow4);
-	__builtin_memcpy(pkt.eth->h_dest, meta->dmac, ETH_ALEN);
-	__builtin_memcpy(pkt.eth->h_source, meta->smac, ETH_ALEN);
+	if (l2_len == sizeof(struct ethhdr) && pkt.l2_len == sizeof(struct ethhdr)) {
+		__builtin_memcpy(pkt.eth->h_dest, meta->dmac, ETH_ALEN);
+		__builtin_memcpy(pkt.eth->h_source, meta->smac, ETH_ALEN);
+	} else if (!fp_l2_write(ctx, &pkt, meta)) {
+		return XDP_ABORTED;
+	}
 
 	meta->last_seen_ns = now;
 	__sync_fetch_and_add(&meta->packets, 1);

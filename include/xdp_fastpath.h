@@ -17,10 +17,15 @@
 #define FP_MAP_CONFIG	"fp_config"
 #define FP_MAP_TX_PORTS "fp_tx_ports"
 #define FP_MAP_DAEMON	"fp_daemon"
+#define FP_MAP_INGRESS	"fp_ingress"
+#define FP_MAP_EGRESS	"fp_egress"
+#define FP_MAP_FDB	"fp_fdb"
 #define FP_PROG_NAME	"xdp_fastpath"
 
 #define FP_DEFAULT_FLOWS    65536 /* per family, set at load time */
 #define FP_MAX_TX_PORTS	    64	  /* interfaces the fastpath may redirect to */
+#define FP_MAX_L2_IFACES    256	  /* fp_ingress and fp_egress entries */
+#define FP_MAX_FDB	    4096  /* bridge forwarding entries of bridges it serves */
 #define FP_DEFAULT_PIN_ROOT "/sys/fs/bpf/xdp-fastpath"
 
 /*
@@ -70,8 +75,12 @@ struct fp_flow_meta {
 	__u32 nh_gen;
 	__u8 dmac[6];
 	__u8 smac[6];
-	__u16 mtu; /* egress L3 MTU */
+	__u16 mtu; /* egress L3 MTU, less any PPPoE header */
 	__u16 flags;
+	__be16 vlan_tci;  /* with FP_ENCAP_VLAN */
+	__be16 pppoe_sid; /* with FP_ENCAP_PPPOE */
+	__u8 encap;	  /* FP_ENCAP_*: headers pushed between Ethernet and IP on egress */
+	__u8 pad[3];
 };
 
 struct fp_flow4 {
@@ -92,12 +101,76 @@ struct fp_flow6 {
 	__u32 mark; /* as in fp_flow4 */
 };
 
+/* fp_config.flags */
+enum {
+	/* Some attached interface is a bridge port: untagged frames look up fp_ingress too. */
+	FP_CONFIG_BRIDGE_PORTS = 1 << 0,
+};
+
 /* The single entry of the fp_config array, written by userspace. */
 struct fp_config {
 	__u64 heartbeat_ns; /* CLOCK_MONOTONIC_COARSE of the daemon's last scan */
 	__u64 lease_ns;	    /* heartbeat older than this: pass everything; 0 = no lease */
 	__u32 nh_gen;	    /* current next-hop generation, never 0 */
-	__u32 pad;
+	__u32 flags;	    /* FP_CONFIG_* */
+};
+
+/*
+ * Layer 2 below the routed interfaces, kept by the daemon from rtnetlink (topology.c).
+ * Routing and conntrack see the upper device: a bridge (br-lan), a VLAN device (eth0.7) or
+ * a PPPoE session's ppp device (pppoe-wan). XDP runs on the Ethernet port below it.
+ *
+ * fp_ingress: (port, VLAN id, PPPoE session) of a received frame -> the upper device the
+ * kernel would deliver it to, whose ifindex is the flow key's. An untagged frame on a port
+ * with no entry belongs to the port itself; a tagged or PPPoE frame with no entry passes.
+ */
+struct fp_ingress_key {
+	__u32 ifindex;	  /* the port XDP runs on */
+	__u16 vlan_id;	  /* 802.1Q VLAN id, host order; 0: untagged */
+	__be16 pppoe_sid; /* PPPoE session id; 0: not PPPoE */
+};
+
+struct fp_ingress {
+	__u32 ifindex; /* the upper device */
+	__u8 mac[6];   /* the upper device's address: only frames sent to it are routed */
+	__u8 peer[6];  /* PPPoE: the access concentrator, the only valid source */
+};
+
+/* fp_egress.flags */
+enum {
+	FP_EGRESS_BRIDGE = 1 << 0, /* the port is the bridge's FDB entry for the next hop */
+	FP_EGRESS_VLAN = 1 << 1,
+	FP_EGRESS_PPPOE = 1 << 2,
+};
+
+/* fp_flow_meta.encap: what the datapath pushes below IP on egress */
+enum {
+	FP_ENCAP_VLAN = 1 << 0,	 /* 802.1Q tag, 4 bytes */
+	FP_ENCAP_PPPOE = 1 << 1, /* PPPoE session and PPP headers, 8 bytes */
+};
+
+#define FP_VLAN_HLEN  4
+#define FP_PPPOE_HLEN 8 /* PPPoE session header (6) and PPP protocol (2) */
+
+/*
+ * fp_egress: upper device a route leaves through (bpf_fib_lookup's answer) -> how to reach
+ * the wire. An upper device with no entry is a port itself.
+ */
+struct fp_egress {
+	__u32 ifindex;	  /* the port to send on; 0 with FP_EGRESS_BRIDGE (from fp_fdb) */
+	__u16 mtu;	  /* the port's MTU; 0: no further limit */
+	__u16 flags;	  /* FP_EGRESS_* */
+	__be16 vlan_tci;  /* FP_EGRESS_VLAN */
+	__be16 pppoe_sid; /* FP_EGRESS_PPPOE */
+	__u8 smac[6];	  /* FP_EGRESS_PPPOE: the port's address */
+	__u8 dmac[6];	  /* FP_EGRESS_PPPOE: the access concentrator's */
+};
+
+/* fp_fdb: a bridge's forwarding database, for the bridges the fastpath serves. */
+struct fp_fdb_key {
+	__u32 bridge; /* ifindex */
+	__u8 mac[6];
+	__u16 pad;
 };
 
 /*
@@ -138,7 +211,9 @@ struct fp_daemon_state {
 	X(FORWARDED_BYTES, "forwarded_bytes")                                                      \
 	X(PASS_NOT_IP, "pass_not_ip")                                                              \
 	X(PASS_VLAN, "pass_vlan")                                                                  \
+	X(PASS_PPPOE, "pass_pppoe")                                                                \
 	X(PASS_NOT_UNICAST, "pass_not_unicast")                                                    \
+	X(PASS_OTHER_HOST, "pass_other_host")                                                      \
 	X(PASS_MALFORMED, "pass_malformed")                                                        \
 	X(PASS_IP_OPTIONS, "pass_ip_options")                                                      \
 	X(PASS_FRAGMENT, "pass_fragment")                                                          \
@@ -150,8 +225,10 @@ struct fp_daemon_state {
 	X(PASS_CLOSING, "pass_closing")                                                            \
 	X(PASS_NO_ROUTE, "pass_no_route")                                                          \
 	X(PASS_NO_NEIGH, "pass_no_neigh")                                                          \
+	X(PASS_NO_FDB, "pass_no_fdb")                                                              \
 	X(PASS_EGRESS, "pass_egress_not_attached")                                                 \
-	X(PASS_MTU, "pass_mtu")
+	X(PASS_MTU, "pass_mtu")                                                                    \
+	X(PASS_NO_HEADROOM, "pass_no_headroom")
 
 #define FP_STAT_ENUM(id, name) FP_STAT_##id,
 enum fp_stat { FP_STATS(FP_STAT_ENUM) FP_STAT_MAX };
@@ -165,9 +242,13 @@ static const char *const fp_stat_names[FP_STAT_MAX] = {FP_STATS(FP_STAT_NAME)};
 
 _Static_assert(sizeof(struct fp_flow_key4) == 20, "fp_flow_key4 layout");
 _Static_assert(sizeof(struct fp_flow_key6) == 44, "fp_flow_key6 layout");
-_Static_assert(sizeof(struct fp_flow_meta) == 48, "fp_flow_meta layout");
-_Static_assert(sizeof(struct fp_flow4) == 64, "fp_flow4 layout");
-_Static_assert(sizeof(struct fp_flow6) == 88, "fp_flow6 layout");
+_Static_assert(sizeof(struct fp_flow_meta) == 56, "fp_flow_meta layout");
+_Static_assert(sizeof(struct fp_flow4) == 72, "fp_flow4 layout");
+_Static_assert(sizeof(struct fp_flow6) == 96, "fp_flow6 layout");
+_Static_assert(sizeof(struct fp_ingress_key) == 8, "fp_ingress_key layout");
+_Static_assert(sizeof(struct fp_ingress) == 16, "fp_ingress layout");
+_Static_assert(sizeof(struct fp_egress) == 24, "fp_egress layout");
+_Static_assert(sizeof(struct fp_fdb_key) == 12, "fp_fdb_key layout");
 _Static_assert(sizeof(struct fp_config) == 24, "fp_config layout");
 _Static_assert(sizeof(struct fp_daemon_state) == 120, "fp_daemon_state layout");
 

@@ -37,6 +37,7 @@ struct fp_instance {
 	int prog_fd;
 	uint32_t prog_id;
 	int flows4_fd, flows6_fd, stats_fd, config_fd, tx_ports_fd, daemon_fd;
+	int ingress_fd, egress_fd, fdb_fd; /* layer 2 below routed interfaces (topology.c) */
 };
 
 /* Errors: one line on stderr, "xdp-fastpath: ...". */

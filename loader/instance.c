@@ -26,8 +26,17 @@
 
 #define FP_RUN_DIR "/run/xdp-fastpath"
 
-static const char *const map_names[] = {FP_MAP_FLOWS4, FP_MAP_FLOWS6,	FP_MAP_STATS,
-					FP_MAP_CONFIG, FP_MAP_TX_PORTS, FP_MAP_DAEMON};
+static const char *const map_names[] = {FP_MAP_FLOWS4,	FP_MAP_FLOWS6,	 FP_MAP_STATS,
+					FP_MAP_CONFIG,	FP_MAP_TX_PORTS, FP_MAP_DAEMON,
+					FP_MAP_INGRESS, FP_MAP_EGRESS,	 FP_MAP_FDB};
+
+/* The instance's map descriptors, in the order of map_names. */
+#define INSTANCE_MAP_FDS(inst)                                                                     \
+	{                                                                                          \
+		&(inst)->flows4_fd, &(inst)->flows6_fd, &(inst)->stats_fd, &(inst)->config_fd,     \
+			&(inst)->tx_ports_fd, &(inst)->daemon_fd, &(inst)->ingress_fd,             \
+			&(inst)->egress_fd, &(inst)->fdb_fd                                        \
+	}
 
 static int pin_path(char *buf, size_t len, const char *dir, const char *name)
 {
@@ -92,21 +101,22 @@ static int mount_bpffs_if_missing(const char *pin_dir)
 
 static void set_name(struct fp_instance *inst, const char *pin_dir)
 {
+	int *fds[] = INSTANCE_MAP_FDS(inst);
 	char buf[PATH_MAX];
 
 	memset(inst, 0, sizeof(*inst));
 	snprintf(inst->pin_dir, sizeof(inst->pin_dir), "%s", pin_dir);
 	snprintf(buf, sizeof(buf), "%s", pin_dir);
 	snprintf(inst->name, sizeof(inst->name), "%s", basename(buf));
-	inst->prog_fd = inst->flows4_fd = inst->flows6_fd = inst->stats_fd = -1;
-	inst->config_fd = inst->tx_ports_fd = inst->daemon_fd = -1;
+	inst->prog_fd = -1;
+	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
+		*fds[i] = -1;
 }
 
 /* Opens a pinned instance; -ENOENT when there is none. */
 int fp_instance_open(struct fp_instance *inst, const char *pin_dir)
 {
-	int *fds[] = {&inst->flows4_fd, &inst->flows6_fd,   &inst->stats_fd,
-		      &inst->config_fd, &inst->tx_ports_fd, &inst->daemon_fd};
+	int *fds[] = INSTANCE_MAP_FDS(inst);
 	struct bpf_prog_info info = {};
 	uint32_t info_len = sizeof(info);
 	char path[PATH_MAX];
@@ -136,14 +146,16 @@ int fp_instance_open(struct fp_instance *inst, const char *pin_dir)
 
 void fp_instance_close(struct fp_instance *inst)
 {
-	int fds[] = {inst->prog_fd,   inst->flows4_fd,	 inst->flows6_fd, inst->stats_fd,
-		     inst->config_fd, inst->tx_ports_fd, inst->daemon_fd};
+	int *fds[] = INSTANCE_MAP_FDS(inst);
 
-	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
-		if (fds[i] >= 0)
-			close(fds[i]);
-	inst->prog_fd = inst->flows4_fd = inst->flows6_fd = inst->stats_fd = -1;
-	inst->config_fd = inst->tx_ports_fd = inst->daemon_fd = -1;
+	if (inst->prog_fd >= 0)
+		close(inst->prog_fd);
+	inst->prog_fd = -1;
+	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
+		if (*fds[i] >= 0)
+			close(*fds[i]);
+		*fds[i] = -1;
+	}
 }
 
 /* Removes every pin of the instance, links included, and the directory. */

@@ -18,6 +18,7 @@ struct fixture fx;
 
 const uint8_t fx_lan_mac[6] = {2, 0, 0, 0, 1, 1}, fx_lan_host_mac[6] = {2, 0, 0, 0, 1, 2};
 const uint8_t fx_wan_mac[6] = {2, 0, 0, 0, 2, 1}, fx_wan_host_mac[6] = {2, 0, 0, 0, 2, 2};
+const uint8_t fx_port_mac[6] = {2, 0, 0, 0, 3, 1}, fx_peer_mac[6] = {2, 0, 0, 0, 3, 2};
 
 void fx_sh(const char *fmt, ...)
 {
@@ -56,7 +57,11 @@ void fx_setup(void)
 	fx_sh("ip link add fp_wan address 02:00:00:00:02:01 mtu %d type veth peer name fp_wan_peer "
 	      "mtu %d",
 	      FX_WAN_MTU, FX_WAN_MTU);
-	fx_sh("for l in fp_lan fp_lan_peer fp_wan fp_wan_peer; do ip link set $l up; done");
+	fx_sh("ip link add fp_port address 02:00:00:00:03:01 mtu %d type veth peer name "
+	      "fp_port_peer mtu %d",
+	      FX_WAN_MTU, FX_WAN_MTU);
+	fx_sh("for l in fp_lan fp_lan_peer fp_wan fp_wan_peer fp_port fp_port_peer; do "
+	      "ip link set $l up; done");
 	fx_sh("ip addr add 198.18.1.1/24 dev fp_lan && ip addr add 198.19.2.1/24 dev fp_wan");
 	fx_sh("ip addr add 2001:2:0:1::1/64 dev fp_lan nodad && "
 	      "ip addr add 2001:2:0:2::1/64 dev fp_wan nodad");
@@ -68,6 +73,7 @@ void fx_setup(void)
 
 	fx.lan_ifindex = if_nametoindex("fp_lan");
 	fx.wan_ifindex = if_nametoindex("fp_wan");
+	fx.port_ifindex = if_nametoindex("fp_port");
 	fx.nr_cpus = libbpf_num_possible_cpus();
 
 	fx.skel = xdp_fastpath__open_and_load();
@@ -113,12 +119,15 @@ void fx_get_config(struct fp_config *cfg)
 void fx_reset(void)
 {
 	struct fp_config cfg = {.nh_gen = 1};
-	int ports[] = {fx.lan_ifindex, fx.wan_ifindex};
+	int ports[] = {fx.lan_ifindex, fx.wan_ifindex, fx.port_ifindex};
 
 	clear_map(fx.skel->maps.fp_flows4, sizeof(struct fp_flow_key4));
 	clear_map(fx.skel->maps.fp_flows6, sizeof(struct fp_flow_key6));
+	clear_map(fx.skel->maps.fp_ingress, sizeof(struct fp_ingress_key));
+	clear_map(fx.skel->maps.fp_egress, sizeof(uint32_t));
+	clear_map(fx.skel->maps.fp_fdb, sizeof(struct fp_fdb_key));
 	fx_set_config(&cfg);
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < 3; i++) {
 		uint32_t ifindex = ports[i];
 
 		if (bpf_map_update_elem(bpf_map__fd(fx.skel->maps.fp_tx_ports), &ifindex, &ifindex,
@@ -132,6 +141,27 @@ void fx_del_tx_port(int ifindex)
 	uint32_t key = ifindex;
 
 	bpf_map_delete_elem(bpf_map__fd(fx.skel->maps.fp_tx_ports), &key);
+}
+
+void fx_add_ingress(const struct fp_ingress_key *key, const struct fp_ingress *upper)
+{
+	if (bpf_map_update_elem(bpf_map__fd(fx.skel->maps.fp_ingress), key, upper, 0))
+		DIE("fp_ingress insert: %s", strerror(errno));
+}
+
+void fx_add_egress(uint32_t upper, const struct fp_egress *egress)
+{
+	if (bpf_map_update_elem(bpf_map__fd(fx.skel->maps.fp_egress), &upper, egress, 0))
+		DIE("fp_egress insert: %s", strerror(errno));
+}
+
+void fx_add_fdb(uint32_t bridge, const uint8_t mac[6], uint32_t port)
+{
+	struct fp_fdb_key key = {.bridge = bridge};
+
+	memcpy(key.mac, mac, 6);
+	if (bpf_map_update_elem(bpf_map__fd(fx.skel->maps.fp_fdb), &key, &port, 0))
+		DIE("fp_fdb insert: %s", strerror(errno));
 }
 
 void fx_add_flow4(const struct fp_flow_key4 *key, const struct fp_flow4 *flow)

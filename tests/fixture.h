@@ -9,6 +9,9 @@
  *   WAN  fp_wan  198.19.2.1/24  2001:2:0:2::1/64  mac 02:00:00:00:02:01, MTU 1400
  *        host    198.19.2.2     2001:2:0:2::2     mac 02:00:00:00:02:02 (static neighbour)
  *        198.19.2.3 has a route but no neighbour; 198.19.99.0/24 has no route.
+ *   PORT fp_port  no address, mac 02:00:00:00:03:01, MTU 1400: the Ethernet port below LAN
+ *        or WAN when a test makes LAN a bridge or WAN a VLAN or PPPoE device (fp_ingress,
+ *        fp_egress, fp_fdb); the PPPoE peer is 02:00:00:00:03:02.
  */
 #ifndef FP_TEST_FIXTURE_H
 #define FP_TEST_FIXTURE_H
@@ -27,6 +30,9 @@
 #define MAC_LAN_HOST { 2, 0, 0, 0, 1, 2 }
 #define MAC_WAN      { 2, 0, 0, 0, 2, 1 }
 #define MAC_WAN_HOST { 2, 0, 0, 0, 2, 2 }
+#define MAC_PORT     { 2, 0, 0, 0, 3, 1 }
+#define MAC_PEER     { 2, 0, 0, 0, 3, 2 }
+#define MAC_OTHER    { 2, 0, 0, 0, 1, 9 }
 #define MAC_BCAST    { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff }
 /* Frames as they arrive from the LAN host or the WAN host, and leave towards them. */
 #define FROM_LAN .dmac = MAC_LAN, .smac = MAC_LAN_HOST
@@ -40,11 +46,12 @@
 /* clang-format on */
 
 extern const uint8_t fx_lan_mac[6], fx_lan_host_mac[6], fx_wan_mac[6], fx_wan_host_mac[6];
+extern const uint8_t fx_port_mac[6], fx_peer_mac[6];
 
 struct fixture {
 	struct xdp_fastpath *skel;
 	int prog_fd;
-	int lan_ifindex, wan_ifindex;
+	int lan_ifindex, wan_ifindex, port_ifindex;
 	int nr_cpus;
 };
 
@@ -56,7 +63,7 @@ void fx_teardown(void);
 /* Runs a shell command in the fixture's namespace; dies if it fails. */
 void fx_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Empties the flow maps, restores the config (gen 1, no lease) and both tx ports. */
+/* Empties the flow and L2 maps, restores the config (gen 1, no lease) and the tx ports. */
 void fx_reset(void);
 void fx_set_config(const struct fp_config *cfg);
 void fx_get_config(struct fp_config *cfg);
@@ -65,6 +72,9 @@ void fx_add_flow6(const struct fp_flow_key6 *key, const struct fp_flow6 *flow);
 bool fx_get_flow4(const struct fp_flow_key4 *key, struct fp_flow4 *flow);
 bool fx_get_flow6(const struct fp_flow_key6 *key, struct fp_flow6 *flow);
 void fx_del_tx_port(int ifindex);
+void fx_add_ingress(const struct fp_ingress_key *key, const struct fp_ingress *upper);
+void fx_add_egress(uint32_t upper, const struct fp_egress *egress);
+void fx_add_fdb(uint32_t bridge, const uint8_t mac[6], uint32_t port);
 
 /* Runs one frame through the program; returns the XDP verdict, output in out/out_len. */
 int fx_run(const uint8_t *in, uint32_t in_len, int ingress, uint8_t *out, uint32_t *out_len);

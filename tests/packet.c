@@ -56,7 +56,7 @@ static void l4_fill_csum(int family, uint8_t *l3, uint8_t *l4, size_t l4_len, ui
 
 size_t pkt_build(const struct pkt_spec *s, uint8_t *buf)
 {
-	uint8_t *p = buf, *l3, *l4;
+	uint8_t *p = buf, *l3, *l4, *pppoe = NULL;
 	size_t l4_len, hdr_len, opt_len, l3_len, len;
 	uint8_t l4_proto = s->proto, first_next;
 
@@ -64,13 +64,24 @@ size_t pkt_build(const struct pkt_spec *s, uint8_t *buf)
 	memcpy(p, s->dmac, 6);
 	memcpy(p + 6, s->smac, 6);
 	p += 12;
-	if (s->vlan) {
+	if (s->vlan_id) {
 		put16(p, 0x8100);
-		put16(p + 2, 10);
+		put16(p + 2, s->vlan_id);
 		p += 4;
 	}
-	put16(p, s->ethertype ? s->ethertype : (s->family == 6 ? 0x86dd : 0x0800));
-	p += 2;
+	if (s->pppoe_sid) {
+		pppoe = p + 2;
+		put16(p, 0x8864);
+		pppoe[0] = 0x11;
+		pppoe[1] = 0;
+		put16(pppoe + 2, s->pppoe_sid);
+		/* length at pppoe + 4, once the IP length is known */
+		put16(pppoe + 6, s->ethertype ? s->ethertype : (s->family == 6 ? 0x0057 : 0x0021));
+		p += 10;
+	} else {
+		put16(p, s->ethertype ? s->ethertype : (s->family == 6 ? 0x86dd : 0x0800));
+		p += 2;
+	}
 	l3 = p;
 
 	hdr_len = l4_proto == IPPROTO_TCP ? 20 : 8;
@@ -147,6 +158,8 @@ size_t pkt_build(const struct pkt_spec *s, uint8_t *buf)
 			l4_fill_csum(s->family, l3, l4, l4_len, IPPROTO_UDP, 6);
 	}
 
+	if (pppoe)
+		put16(pppoe + 4, l3_len + 2);
 	len = (size_t)(l3 - buf) + l3_len;
 	if (s->pad_to > len)
 		len = s->pad_to;
@@ -155,45 +168,61 @@ size_t pkt_build(const struct pkt_spec *s, uint8_t *buf)
 
 bool pkt_view(const uint8_t *buf, size_t len, struct pkt_view *v)
 {
-	const uint8_t *l3 = buf + 14;
+	size_t off = 14;
+	const uint8_t *l3;
 	uint16_t type;
 
 	if (len < 14)
 		return false;
 	type = buf[12] << 8 | buf[13];
-	v->l3_off = 14;
+	if (type == 0x8100) {
+		if (len < 18)
+			return false;
+		type = buf[16] << 8 | buf[17];
+		off = 18;
+	}
+	if (type == 0x8864) {
+		uint16_t ppp;
+
+		if (len < off + 8)
+			return false;
+		ppp = buf[off + 6] << 8 | buf[off + 7];
+		type = ppp == 0x0021 ? 0x0800 : ppp == 0x0057 ? 0x86dd : 0;
+		off += 8;
+	}
+	l3 = buf + off;
+	v->l2_len = v->l3_off = off;
 	if (type == 0x0800) {
-		if (len < 34 || (l3[0] >> 4) != 4 || (l3[0] & 15) < 5)
+		if (len < off + 20 || (l3[0] >> 4) != 4 || (l3[0] & 15) < 5)
 			return false;
 		v->family = 4;
 		v->l3_len = l3[2] << 8 | l3[3];
-		v->l4_off = 14 + (l3[0] & 15) * 4;
+		v->l4_off = off + (l3[0] & 15) * 4;
 		v->proto = l3[9];
 	} else if (type == 0x86dd) {
-		if (len < 54)
+		if (len < off + 40)
 			return false;
 		v->family = 6;
 		v->l3_len = 40 + (l3[4] << 8 | l3[5]);
-		v->l4_off = 54;
+		v->l4_off = off + 40;
 		v->proto = l3[6];
 	} else {
 		return false;
 	}
-	if (v->l3_len < v->l4_off - 14 || 14 + v->l3_len > len)
+	if (v->l3_len < v->l4_off - off || off + v->l3_len > len)
 		return false;
 	return true;
 }
 
 bool pkt_ipv4_csum_ok(const uint8_t *buf, size_t len)
 {
+	struct pkt_view v;
 	size_t ihl;
 
-	if (len < 34)
+	if (!pkt_view(buf, len, &v) || v.family != 4)
 		return false;
-	ihl = (buf[14] & 15) * 4;
-	if (len < 14 + ihl)
-		return false;
-	return csum_fold32(csum_partial(buf + 14, ihl, 0)) == 0xffff;
+	ihl = (buf[v.l3_off] & 15) * 4;
+	return csum_fold32(csum_partial(buf + v.l3_off, ihl, 0)) == 0xffff;
 }
 
 size_t pkt_l4_csum_off(const struct pkt_view *v)
@@ -215,11 +244,12 @@ bool pkt_l4_csum_ok(const uint8_t *buf, size_t len)
 	off = pkt_l4_csum_off(&v);
 	if (!off)
 		return false;
-	l4_len = v.l3_len - (v.l4_off - 14);
-	if (off + 2 > 14 + v.l3_len)
+	l4_len = v.l3_len - (v.l4_off - v.l3_off);
+	if (off + 2 > v.l3_off + v.l3_len)
 		return false;
 	if (v.family == 4 && v.proto == IPPROTO_UDP && buf[off] == 0 && buf[off + 1] == 0)
 		return true;
 	return csum_fold32(csum_partial(buf + v.l4_off, l4_len,
-					pseudo_sum(v.family, buf + 14, v.proto, l4_len))) == 0xffff;
+					pseudo_sum(v.family, buf + v.l3_off, v.proto, l4_len))) ==
+	       0xffff;
 }

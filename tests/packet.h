@@ -15,7 +15,8 @@
 struct pkt_spec {
 	uint8_t dmac[6], smac[6];
 	uint16_t ethertype;	   /* 0: from the family */
-	bool vlan;		   /* insert an 802.1Q tag (VID 10) */
+	uint16_t vlan_id;	   /* insert an 802.1Q tag with this VLAN id (priority 0) */
+	uint16_t pppoe_sid;	   /* insert a PPPoE session header with this id */
 	int family;		   /* 4 or 6 */
 	const char *saddr, *daddr; /* textual addresses */
 	uint8_t proto;		   /* IPPROTO_TCP, IPPROTO_UDP, or another */
@@ -34,9 +35,10 @@ struct pkt_spec {
 /* Builds the frame; returns its length. */
 size_t pkt_build(const struct pkt_spec *spec, uint8_t *buf);
 
-/* Parsed view of a built or received frame (no VLAN, no options). */
+/* Parsed view of a built or received frame (a VLAN tag and PPPoE skipped; no options). */
 struct pkt_view {
 	int family;
+	size_t l2_len; /* = offset of L3 */
 	size_t l3_off, l4_off, l3_len;
 	uint8_t proto;
 };

@@ -15,7 +15,7 @@
 #include "testlib.h"
 #include "tests.h"
 
-enum iface { LAN = 1, WAN };
+enum iface { LAN = 1, WAN, PORT };
 
 #define SNAT_WAN .flags = FP_FLOW_SNAT, .nat_saddr = "198.19.2.1", .nat_sport = 61000
 
@@ -29,12 +29,28 @@ struct flow_spec {
 
 enum cfg_state { CFG_NO_LEASE, CFG_FRESH, CFG_STALE, CFG_UNCONFIGURED };
 
+/* What lies below LAN or WAN (fp_ingress, fp_egress, fp_fdb), as the daemon would describe
+ * it; PORT is the Ethernet port underneath. */
+enum topo {
+	TOPO_PLAIN,
+	TOPO_WAN_VLAN,	     /* WAN is VLAN 7 on PORT */
+	TOPO_WAN_PPPOE,	     /* WAN is PPPoE session 0x1234 on PORT, peer MAC_PEER */
+	TOPO_WAN_VLAN_PPPOE, /* the session on VLAN 7 */
+	TOPO_LAN_BRIDGE,     /* LAN is a bridge, PORT its port; the LAN host learnt on PORT */
+	TOPO_LAN_BRIDGE_NO_FDB,
+};
+
+#define FX_VLAN	     7
+#define FX_SID	     0x1234
+#define FX_PPPOE_MTU (FX_WAN_MTU - 8)
+
 struct dp_case {
 	const char *name;
 	enum iface ingress;
 	struct pkt_spec in;
 	struct flow_spec flow;
 	enum cfg_state cfg;
+	enum topo topo;
 	void (*mangle)(uint8_t *buf, size_t *len); /* applied to the built input frame */
 	bool wan_detached;			   /* WAN removed from the tx ports */
 	int verdict;
@@ -43,6 +59,20 @@ struct dp_case {
 	struct pkt_spec out;		 /* REDIRECT: the expected frame */
 	bool out_udp_csum_folds_to_zero; /* choose the payload so it does */
 };
+
+/* PPPoE length (after a 14-byte Ethernet header) one short of the IP packet it carries. */
+static void pppoe_len_short(uint8_t *buf, size_t *len)
+{
+	(void)len;
+	buf[19]--;
+}
+
+/* PPPoE length past the end of the frame. */
+static void pppoe_len_past_end(uint8_t *buf, size_t *len)
+{
+	(void)len;
+	buf[19] += 2;
+}
 
 /* Mangles for malformed input; each leaves every other field valid. */
 static void ipv4_fix_csum(uint8_t *buf)
@@ -271,7 +301,7 @@ static const struct dp_case cases[] = {
 	{ "non-ip (arp ethertype) passes", LAN,
 	  { FROM_LAN, CLI4, .proto = IPPROTO_UDP, .ethertype = 0x0806 }, { SNAT_WAN },
 	  .verdict = XDP_PASS, .stat = FP_STAT_PASS_NOT_IP },
-	{ "vlan-tagged frame passes", LAN, { FROM_LAN, CLI4, .proto = IPPROTO_UDP, .vlan = true },
+	{ "vlan-tagged frame passes", LAN, { FROM_LAN, CLI4, .proto = IPPROTO_UDP, .vlan_id = 10 },
 	  { SNAT_WAN }, .verdict = XDP_PASS, .stat = FP_STAT_PASS_VLAN },
 	{ "broadcast destination passes", LAN,
 	  { .dmac = MAC_BCAST, .smac = MAC_LAN_HOST, CLI4, .proto = IPPROTO_UDP }, { SNAT_WAN },
@@ -344,12 +374,201 @@ static const struct dp_case cases[] = {
 	  .mangle = ipv6_jumbo, .verdict = XDP_PASS, .stat = FP_STAT_PASS_MALFORMED },
 	{ "ipv6 udp zero checksum passes", LAN, { FROM_LAN, CLI6, .proto = IPPROTO_UDP }, { 0 },
 	  .mangle = ipv6_udp_zero_csum, .verdict = XDP_PASS, .stat = FP_STAT_PASS_MALFORMED },
+
+	/* Below the routed interfaces: a tag or a PPPoE session pushed and stripped, bridge
+	 * ports, and the MTU left once the headers are in. */
+	{ "vlan: lan->wan pushes the wan's tag", LAN,
+	  { FROM_LAN, CLI4, .proto = IPPROTO_TCP, .payload_len = 100 }, { SNAT_WAN },
+	  .topo = TOPO_WAN_VLAN, .verdict = XDP_REDIRECT, .stat = FP_STAT_FORWARDED, .egress = PORT,
+	  .out = { TO_WAN, .vlan_id = FX_VLAN, CLI4_SNAT_OUT, .proto = IPPROTO_TCP, .ttl = 63,
+		   .payload_len = 100 } },
+	{ "vlan: tagged wan->lan is stripped", PORT,
+	  { FROM_WAN, .vlan_id = FX_VLAN, .family = 4, .saddr = "198.19.2.2", .daddr = "198.19.2.1",
+	    .sport = 443, .dport = 61000, .proto = IPPROTO_UDP, .payload_len = 200 },
+	  { .ingress = WAN, .flags = FP_FLOW_DNAT, .nat_daddr = "198.18.1.2", .nat_dport = 40000 },
+	  .topo = TOPO_WAN_VLAN, .verdict = XDP_REDIRECT, .stat = FP_STAT_FORWARDED, .egress = LAN,
+	  .out = { TO_LAN, .family = 4, .saddr = "198.19.2.2", .daddr = "198.18.1.2", .sport = 443,
+		   .dport = 40000, .proto = IPPROTO_UDP, .ttl = 63, .payload_len = 200 } },
+	{ "vlan: ipv6 lan->wan", LAN, { FROM_LAN, CLI6, .proto = IPPROTO_UDP, .payload_len = 30 },
+	  { 0 }, .topo = TOPO_WAN_VLAN, .verdict = XDP_REDIRECT, .stat = FP_STAT_FORWARDED,
+	  .egress = PORT,
+	  .out = { TO_WAN, .vlan_id = FX_VLAN, CLI6, .proto = IPPROTO_UDP, .ttl = 63,
+		   .payload_len = 30 } },
+	{ "vlan: a tag fits the port's mtu", LAN,
+	  { FROM_LAN, CLI4, .proto = IPPROTO_UDP, .payload_len = FX_WAN_MTU - 28 }, { SNAT_WAN },
+	  .topo = TOPO_WAN_VLAN, .verdict = XDP_REDIRECT, .stat = FP_STAT_FORWARDED, .egress = PORT,
+	  .out = { TO_WAN, .vlan_id = FX_VLAN, CLI4_SNAT_OUT, .proto = IPPROTO_UDP, .ttl = 63,
+		   .payload_len = FX_WAN_MTU - 28 } },
+	{ "vlan: unknown vlan id passes", PORT,
+	  { FROM_WAN, .vlan_id = 9, .family = 4, .saddr = "198.19.2.2", .daddr = "198.19.2.1",
+	    .sport = 443, .dport = 61000, .proto = IPPROTO_UDP },
+	  { .ingress = WAN, .flags = FP_FLOW_DNAT, .nat_daddr = "198.18.1.2", .nat_dport = 40000 },
+	  .topo = TOPO_WAN_VLAN, .verdict = XDP_PASS, .stat = FP_STAT_PASS_VLAN },
+	{ "vlan: frame for another host passes", PORT,
+	  { .dmac = MAC_OTHER, .smac = MAC_WAN_HOST, .vlan_id = FX_VLAN, .family = 4,
+	    .saddr = "198.19.2.2", .daddr = "198.19.2.1", .sport = 443, .dport = 61000,
+	    .proto = IPPROTO_UDP },
+	  { .ingress = WAN, .flags = FP_FLOW_DNAT, .nat_daddr = "198.18.1.2", .nat_dport = 40000 },
+	  .topo = TOPO_WAN_VLAN, .verdict = XDP_PASS, .stat = FP_STAT_PASS_OTHER_HOST },
+	{ "vlan: stacked tags (qinq) pass", PORT,
+	  { FROM_WAN, .vlan_id = FX_VLAN, .ethertype = 0x8100, CLI4, .proto = IPPROTO_UDP }, { 0 },
+	  .topo = TOPO_WAN_VLAN, .verdict = XDP_PASS, .stat = FP_STAT_PASS_VLAN },
+	{ "pppoe: lan->wan pushes the session header", LAN,
+	  { FROM_LAN, CLI4, .proto = IPPROTO_TCP, .payload_len = 100 }, { SNAT_WAN },
+	  .topo = TOPO_WAN_PPPOE, .verdict = XDP_REDIRECT, .stat = FP_STAT_FORWARDED, .egress = PORT,
+	  .out = { .dmac = MAC_PEER, .smac = MAC_PORT, .pppoe_sid = FX_SID, CLI4_SNAT_OUT,
+		   .proto = IPPROTO_TCP, .ttl = 63, .payload_len = 100 } },
+	{ "pppoe: ipv6 lan->wan (ppp protocol 0x0057)", LAN,
+	  { FROM_LAN, CLI6, .proto = IPPROTO_TCP, .payload_len = 10 }, { 0 },
+	  .topo = TOPO_WAN_PPPOE, .verdict = XDP_REDIRECT, .stat = FP_STAT_FORWARDED, .egress = PORT,
+	  .out = { .dmac = MAC_PEER, .smac = MAC_PORT, .pppoe_sid = FX_SID, CLI6,
+		   .proto = IPPROTO_TCP, .ttl = 63, .payload_len = 10 } },
+	{ "pppoe: wan->lan strips the session header", PORT,
+	  { .dmac = MAC_PORT, .smac = MAC_PEER, .pppoe_sid = FX_SID, .family = 4,
+	    .saddr = "198.19.2.2", .daddr = "198.19.2.1", .sport = 443, .dport = 61000,
+	    .proto = IPPROTO_TCP, .payload_len = 500 },
+	  { .ingress = WAN, .flags = FP_FLOW_DNAT, .nat_daddr = "198.18.1.2", .nat_dport = 40000 },
+	  .topo = TOPO_WAN_PPPOE, .verdict = XDP_REDIRECT, .stat = FP_STAT_FORWARDED, .egress = LAN,
+	  .out = { TO_LAN, .family = 4, .saddr = "198.19.2.2", .daddr = "198.18.1.2", .sport = 443,
+		   .dport = 40000, .proto = IPPROTO_TCP, .ttl = 63, .payload_len = 500 } },
+	{ "pppoe: padded short frame is stripped to its length", PORT,
+	  { .dmac = MAC_PORT, .smac = MAC_PEER, .pppoe_sid = FX_SID, .family = 4,
+	    .saddr = "198.19.2.2", .daddr = "198.19.2.1", .sport = 443, .dport = 61000,
+	    .proto = IPPROTO_UDP, .payload_len = 2, .pad_to = 60 },
+	  { .ingress = WAN, .flags = FP_FLOW_DNAT, .nat_daddr = "198.18.1.2", .nat_dport = 40000 },
+	  .topo = TOPO_WAN_PPPOE, .verdict = XDP_REDIRECT, .stat = FP_STAT_FORWARDED, .egress = LAN,
+	  .out = { TO_LAN, .family = 4, .saddr = "198.19.2.2", .daddr = "198.18.1.2", .sport = 443,
+		   .dport = 40000, .proto = IPPROTO_UDP, .ttl = 63, .payload_len = 2,
+		   .pad_to = 52 } },
+	{ "pppoe: packet filling the session mtu is forwarded", LAN,
+	  { FROM_LAN, CLI4, .proto = IPPROTO_UDP, .payload_len = FX_PPPOE_MTU - 28 }, { SNAT_WAN },
+	  .topo = TOPO_WAN_PPPOE, .verdict = XDP_REDIRECT, .stat = FP_STAT_FORWARDED, .egress = PORT,
+	  .out = { .dmac = MAC_PEER, .smac = MAC_PORT, .pppoe_sid = FX_SID, CLI4_SNAT_OUT,
+		   .proto = IPPROTO_UDP, .ttl = 63, .payload_len = FX_PPPOE_MTU - 28 } },
+	{ "pppoe: one byte over the session mtu passes", LAN,
+	  { FROM_LAN, CLI4, .proto = IPPROTO_UDP, .payload_len = FX_PPPOE_MTU - 27 }, { SNAT_WAN },
+	  .topo = TOPO_WAN_PPPOE, .verdict = XDP_PASS, .stat = FP_STAT_PASS_MTU },
+	{ "pppoe: wrong peer passes", PORT,
+	  { .dmac = MAC_PORT, .smac = MAC_WAN_HOST, .pppoe_sid = FX_SID, .family = 4,
+	    .saddr = "198.19.2.2", .daddr = "198.19.2.1", .sport = 443, .dport = 61000,
+	    .proto = IPPROTO_TCP },
+	  { .ingress = WAN, .flags = FP_FLOW_DNAT, .nat_daddr = "198.18.1.2", .nat_dport = 40000 },
+	  .topo = TOPO_WAN_PPPOE, .verdict = XDP_PASS, .stat = FP_STAT_PASS_PPPOE },
+	{ "pppoe: unknown session passes", PORT,
+	  { .dmac = MAC_PORT, .smac = MAC_PEER, .pppoe_sid = FX_SID + 1, .family = 4,
+	    .saddr = "198.19.2.2", .daddr = "198.19.2.1", .sport = 443, .dport = 61000,
+	    .proto = IPPROTO_TCP },
+	  { .ingress = WAN, .flags = FP_FLOW_DNAT, .nat_daddr = "198.18.1.2", .nat_dport = 40000 },
+	  .topo = TOPO_WAN_PPPOE, .verdict = XDP_PASS, .stat = FP_STAT_PASS_PPPOE },
+	{ "pppoe: lcp passes", PORT,
+	  { .dmac = MAC_PORT, .smac = MAC_PEER, .pppoe_sid = FX_SID, .ethertype = 0xc021, CLI4,
+	    .proto = IPPROTO_UDP },
+	  { 0 }, .topo = TOPO_WAN_PPPOE, .verdict = XDP_PASS, .stat = FP_STAT_PASS_NOT_IP },
+	{ "pppoe: length shorter than the ip packet passes", PORT,
+	  { .dmac = MAC_PORT, .smac = MAC_PEER, .pppoe_sid = FX_SID, .family = 4,
+	    .saddr = "198.19.2.2", .daddr = "198.19.2.1", .sport = 443, .dport = 61000,
+	    .proto = IPPROTO_UDP, .payload_len = 20 },
+	  { .ingress = WAN, .flags = FP_FLOW_DNAT, .nat_daddr = "198.18.1.2", .nat_dport = 40000 },
+	  .topo = TOPO_WAN_PPPOE, .mangle = pppoe_len_short, .verdict = XDP_PASS,
+	  .stat = FP_STAT_PASS_MALFORMED },
+	{ "pppoe: length past the frame's end passes", PORT,
+	  { .dmac = MAC_PORT, .smac = MAC_PEER, .pppoe_sid = FX_SID, .family = 4,
+	    .saddr = "198.19.2.2", .daddr = "198.19.2.1", .sport = 443, .dport = 61000,
+	    .proto = IPPROTO_UDP, .payload_len = 20 },
+	  { .ingress = WAN, .flags = FP_FLOW_DNAT, .nat_daddr = "198.18.1.2", .nat_dport = 40000 },
+	  .topo = TOPO_WAN_PPPOE, .mangle = pppoe_len_past_end, .verdict = XDP_PASS,
+	  .stat = FP_STAT_PASS_MALFORMED },
+	{ "pppoe on vlan: lan->wan pushes tag and session", LAN,
+	  { FROM_LAN, CLI4, .proto = IPPROTO_UDP, .payload_len = 64 }, { SNAT_WAN },
+	  .topo = TOPO_WAN_VLAN_PPPOE, .verdict = XDP_REDIRECT, .stat = FP_STAT_FORWARDED,
+	  .egress = PORT,
+	  .out = { .dmac = MAC_PEER, .smac = MAC_PORT, .vlan_id = FX_VLAN, .pppoe_sid = FX_SID,
+		   CLI4_SNAT_OUT, .proto = IPPROTO_UDP, .ttl = 63, .payload_len = 64 } },
+	{ "pppoe on vlan: wan->lan strips both", PORT,
+	  { .dmac = MAC_PORT, .smac = MAC_PEER, .vlan_id = FX_VLAN, .pppoe_sid = FX_SID,
+	    .family = 6, .saddr = "2001:2:0:2::2", .daddr = "2001:2:0:1::2", .sport = 443,
+	    .dport = 40000, .proto = IPPROTO_TCP, .payload_len = 64 },
+	  { .ingress = WAN }, .topo = TOPO_WAN_VLAN_PPPOE, .verdict = XDP_REDIRECT,
+	  .stat = FP_STAT_FORWARDED, .egress = LAN,
+	  .out = { TO_LAN, .family = 6, .saddr = "2001:2:0:2::2", .daddr = "2001:2:0:1::2",
+		   .sport = 443, .dport = 40000, .proto = IPPROTO_TCP, .ttl = 63,
+		   .payload_len = 64 } },
+	{ "bridge: wan->lan goes to the host's bridge port", WAN,
+	  { FROM_WAN, .family = 4, .saddr = "198.19.2.2", .daddr = "198.19.2.1", .sport = 443,
+	    .dport = 61000, .proto = IPPROTO_TCP, .payload_len = 40 },
+	  { .flags = FP_FLOW_DNAT, .nat_daddr = "198.18.1.2", .nat_dport = 40000 },
+	  .topo = TOPO_LAN_BRIDGE, .verdict = XDP_REDIRECT, .stat = FP_STAT_FORWARDED,
+	  .egress = PORT,
+	  .out = { TO_LAN, .family = 4, .saddr = "198.19.2.2", .daddr = "198.18.1.2", .sport = 443,
+		   .dport = 40000, .proto = IPPROTO_TCP, .ttl = 63, .payload_len = 40 } },
+	{ "bridge: host not in the fdb passes", WAN,
+	  { FROM_WAN, .family = 4, .saddr = "198.19.2.2", .daddr = "198.19.2.1", .sport = 443,
+	    .dport = 61000, .proto = IPPROTO_TCP },
+	  { .flags = FP_FLOW_DNAT, .nat_daddr = "198.18.1.2", .nat_dport = 40000 },
+	  .topo = TOPO_LAN_BRIDGE_NO_FDB, .verdict = XDP_PASS, .stat = FP_STAT_PASS_NO_FDB },
+	{ "bridge: a port's frame matches the bridge's flow", PORT,
+	  { FROM_LAN, CLI4, .proto = IPPROTO_UDP, .payload_len = 10 }, { SNAT_WAN, .ingress = LAN },
+	  .topo = TOPO_LAN_BRIDGE, .verdict = XDP_REDIRECT, .stat = FP_STAT_FORWARDED, .egress = WAN,
+	  .out = { TO_WAN, CLI4_SNAT_OUT, .proto = IPPROTO_UDP, .ttl = 63, .payload_len = 10 } },
+	{ "bridge: a frame bridged to another host passes", PORT,
+	  { .dmac = MAC_OTHER, .smac = MAC_LAN_HOST, CLI4, .proto = IPPROTO_UDP },
+	  { SNAT_WAN, .ingress = LAN }, .topo = TOPO_LAN_BRIDGE, .verdict = XDP_PASS,
+	  .stat = FP_STAT_PASS_OTHER_HOST },
 };
 /* clang-format on */
 
 static int iface_index(enum iface i)
 {
-	return i == WAN ? fx.wan_ifindex : fx.lan_ifindex;
+	return i == WAN ? fx.wan_ifindex : i == PORT ? fx.port_ifindex : fx.lan_ifindex;
+}
+
+/* The daemon's description of what lies below LAN or WAN, for the case's topology. */
+static void apply_topo(enum topo topo)
+{
+	struct fp_ingress_key in_key = {.ifindex = fx.port_ifindex};
+	struct fp_ingress upper = {0};
+	struct fp_egress eg = {.ifindex = fx.port_ifindex, .mtu = FX_WAN_MTU};
+	struct fp_config cfg;
+
+	switch (topo) {
+	case TOPO_PLAIN:
+		return;
+	case TOPO_WAN_VLAN:
+	case TOPO_WAN_PPPOE:
+	case TOPO_WAN_VLAN_PPPOE:
+		upper.ifindex = fx.wan_ifindex;
+		memcpy(upper.mac, fx_wan_mac, 6);
+		if (topo != TOPO_WAN_PPPOE) {
+			in_key.vlan_id = FX_VLAN;
+			eg.flags |= FP_EGRESS_VLAN;
+			eg.vlan_tci = htons(FX_VLAN);
+		}
+		if (topo != TOPO_WAN_VLAN) {
+			in_key.pppoe_sid = htons(FX_SID);
+			memcpy(upper.mac, fx_port_mac, 6);
+			memcpy(upper.peer, fx_peer_mac, 6);
+			eg.flags |= FP_EGRESS_PPPOE;
+			eg.pppoe_sid = htons(FX_SID);
+			memcpy(eg.smac, fx_port_mac, 6);
+			memcpy(eg.dmac, fx_peer_mac, 6);
+		}
+		fx_add_ingress(&in_key, &upper);
+		fx_add_egress(fx.wan_ifindex, &eg);
+		return;
+	case TOPO_LAN_BRIDGE:
+	case TOPO_LAN_BRIDGE_NO_FDB:
+		upper.ifindex = fx.lan_ifindex;
+		memcpy(upper.mac, fx_lan_mac, 6);
+		fx_add_ingress(&in_key, &upper);
+		eg = (struct fp_egress){.flags = FP_EGRESS_BRIDGE};
+		fx_add_egress(fx.lan_ifindex, &eg);
+		if (topo == TOPO_LAN_BRIDGE)
+			fx_add_fdb(fx.lan_ifindex, fx_lan_host_mac, fx.port_ifindex);
+		fx_get_config(&cfg);
+		cfg.flags |= FP_CONFIG_BRIDGE_PORTS;
+		fx_set_config(&cfg);
+		return;
+	}
 }
 
 static void addr(int family, const char *text, void *dst)
@@ -503,6 +722,7 @@ static void run_case(const struct dp_case *c)
 	tl_case_begin(c->name);
 	fx_reset();
 	apply_cfg(c->cfg);
+	apply_topo(c->topo);
 	install_flow(c);
 	if (c->wan_detached)
 		fx_del_tx_port(fx.wan_ifindex);

@@ -111,8 +111,43 @@ static void ref_model(const uint8_t *in, size_t len, int ingress, struct ref_res
 		r->stat = FP_STAT_PASS_NOT_UNICAST;
 		return;
 	}
-	if (type == 0x8100 || type == 0x88a8) {
+	/* L2 below IP: no VLAN or PPPoE session is known here (no fp_ingress entries). */
+	if (type == 0x8100 || type == 0x88a8 || type == 0x8864) {
+		size_t off = 14;
+		bool tagged = type == 0x8100;
+
 		r->stat = FP_STAT_PASS_VLAN;
+		if (type == 0x88a8)
+			return;
+		if (tagged) {
+			r->stat = FP_STAT_PASS_MALFORMED;
+			if (len < 18)
+				return;
+			type = get16(in + 16);
+			r->stat = FP_STAT_PASS_VLAN;
+			if (!(get16(in + 14) & 0xfff) || type == 0x8100 || type == 0x88a8)
+				return;
+			off = 18;
+		}
+		if (type == 0x8864) {
+			r->stat = FP_STAT_PASS_MALFORMED;
+			if (len < off + 8)
+				return;
+			r->stat = FP_STAT_PASS_PPPOE;
+			if (in[off] != 0x11 || in[off + 1] != 0 || !get16(in + off + 2))
+				return;
+			r->stat = FP_STAT_PASS_MALFORMED;
+			if (off + 6 + get16(in + off + 4) > len)
+				return;
+			type = get16(in + off + 6) == 0x0021   ? 0x0800
+			       : get16(in + off + 6) == 0x0057 ? 0x86dd
+							       : 0;
+			r->stat = FP_STAT_PASS_PPPOE;
+		}
+		if (type != 0x0800 && type != 0x86dd)
+			r->stat = FP_STAT_PASS_NOT_IP;
+		else if (tagged)
+			r->stat = FP_STAT_PASS_VLAN;
 		return;
 	}
 	r->stat = FP_STAT_PASS_MALFORMED;
@@ -344,7 +379,7 @@ static size_t make_frame(uint8_t *buf, int *ingress)
 	for (int m = 0; m < mutations; m++) {
 		size_t span = len < 94 ? len : 94; /* the headers */
 
-		switch (rnd_below(6)) {
+		switch (rnd_below(7)) {
 		case 0: /* a bit flip in the headers */
 			buf[rnd_below(span)] ^= 1 << rnd_below(8);
 			break;
@@ -367,6 +402,14 @@ static size_t make_frame(uint8_t *buf, int *ingress)
 			else
 				buf[18 + rnd_below(2)] = rnd();
 			break;
+		case 6: { /* a VLAN tag or PPPoE session no interface has */
+			static const uint16_t l2_types[] = {0x8100, 0x88a8, 0x8864};
+			uint16_t type = l2_types[rnd_below(3)];
+
+			buf[12] = type >> 8;
+			buf[13] = type & 0xff;
+			break;
+		}
 		}
 	}
 	/* Mostly keep the IPv4 header checksum right, so mutations reach the layers beyond. */

@@ -27,7 +27,8 @@ int main(int argc, char **argv)
 	else if (argc == 2 && !strcmp(argv[1], "--bench"))
 		suite = "bench";
 	else if (argc != 1) {
-		fprintf(stderr, "usage: fp-test [--suite datapath|fuzz|attach|conntable] [--bench]\n");
+		fprintf(stderr,
+			"usage: fp-test [--suite datapath|fuzz|attach|conntable] [--bench]\n");
 		return 2;
 	}
 	if (geteuid() != 0) {

@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Layer 2 below the routed interfaces: bridge ports, 802.1Q VLANs and PPPoE sessions.
+ *
+ * Routing and conntrack see upper devices (br-lan, eth0.7, pppoe-wan); XDP runs on the
+ * Ethernet ports below them. On ingress, fp_ingress names the upper device a frame belongs
+ * to, as the kernel's bridge, VLAN and PPPoE receive paths would; it is the flow key's
+ * interface and the route lookup's input. On egress, fp_egress says how to reach the wire
+ * from the upper device the route lookup chose: the bridge port from fp_fdb, or a tag and a
+ * PPPoE header to push. The daemon keeps all three maps (loader/topology.c).
+ */
+#ifndef FP_L2_H
+#define FP_L2_H
+
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+
+#include "xdp_fastpath.h"
+#include "parse.h"
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, FP_MAX_L2_IFACES);
+	__type(key, struct fp_ingress_key);
+	__type(value, struct fp_ingress);
+} fp_ingress SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, FP_MAX_L2_IFACES);
+	__type(key, __u32);
+	__type(value, struct fp_egress);
+} fp_egress SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, FP_MAX_FDB);
+	__type(key, struct fp_fdb_key);
+	__type(value, __u32);
+} fp_fdb SEC(".maps");
+
+static __always_inline bool fp_mac_equal(const __u8 *a, const __u8 *b)
+{
+	return *(const __u32 *)a == *(const __u32 *)b &&
+	       *(const __u16 *)(a + 4) == *(const __u16 *)(b + 4);
+}
+
+/*
+ * The upper device a frame arrived on, into *ingress (left as the port if none). A tagged or
+ * PPPoE frame must belong to a VLAN or session the daemon knows; a frame on a bridge port
+ * or VLAN must be addressed to the upper device, as the kernel only routes those.
+ */
+static __always_inline enum fp_stat fp_l2_ingress(const struct fp_pkt *pkt,
+						  const struct fp_config *cfg, __u32 *ingress)
+{
+	struct fp_ingress_key key = {
+		.ifindex = *ingress,
+		.vlan_id = pkt->vlan_id,
+		.pppoe_sid = pkt->pppoe_sid,
+	};
+	struct fp_ingress *upper;
+
+	if (!pkt->vlan_id && !pkt->pppoe_sid && !(cfg->flags & FP_CONFIG_BRIDGE_PORTS))
+		return FP_CONTINUE;
+	upper = bpf_map_lookup_elem(&fp_ingress, &key);
+	if (!upper) {
+		if (pkt->vlan_id)
+			return FP_STAT_PASS_VLAN;
+		if (pkt->pppoe_sid)
+			return FP_STAT_PASS_PPPOE;
+		return FP_CONTINUE; /* untagged on a port of its own */
+	}
+	if (!fp_mac_equal(pkt->eth->h_dest, upper->mac))
+		return FP_STAT_PASS_OTHER_HOST;
+	/* The kernel's session lookup is by id and the peer's address. */
+	if (pkt->pppoe_sid && !fp_mac_equal(pkt->eth->h_source, upper->peer))
+		return FP_STAT_PASS_PPPOE;
+	*ingress = upper->ifindex;
+	return FP_CONTINUE;
+}
+
+/*
+ * Completes a next hop the route lookup found on upper device @fib->ifindex: the port to
+ * send on, the headers to push, and the MTU left for IP once they are pushed.
+ */
+static __always_inline enum fp_stat fp_l2_egress(const struct bpf_fib_lookup *fib,
+						 struct fp_flow_meta *meta)
+{
+	__u32 upper = fib->ifindex;
+	struct fp_egress *eg = bpf_map_lookup_elem(&fp_egress, &upper);
+
+	meta->oif = upper;
+	meta->mtu = fib->mtu_result;
+	meta->encap = 0;
+	meta->vlan_tci = 0;
+	meta->pppoe_sid = 0;
+	__builtin_memcpy(meta->dmac, fib->dmac, sizeof(meta->dmac));
+	__builtin_memcpy(meta->smac, fib->smac, sizeof(meta->smac));
+	if (!eg)
+		return FP_CONTINUE;
+
+	if (eg->flags & FP_EGRESS_BRIDGE) {
+		struct fp_fdb_key key = {.bridge = upper};
+		__u32 *port;
+
+		__builtin_memcpy(key.mac, fib->dmac, sizeof(key.mac));
+		port = bpf_map_lookup_elem(&fp_fdb, &key);
+		if (!port)
+			return FP_STAT_PASS_NO_FDB; /* the bridge floods it and learns */
+		meta->oif = *port;
+	} else {
+		meta->oif = eg->ifindex;
+	}
+	if (eg->flags & FP_EGRESS_VLAN) {
+		meta->encap |= FP_ENCAP_VLAN;
+		meta->vlan_tci = eg->vlan_tci;
+	}
+	if (eg->flags & FP_EGRESS_PPPOE) {
+		meta->encap |= FP_ENCAP_PPPOE;
+		meta->pppoe_sid = eg->pppoe_sid;
+		__builtin_memcpy(meta->dmac, eg->dmac, sizeof(meta->dmac));
+		__builtin_memcpy(meta->smac, eg->smac, sizeof(meta->smac));
+	}
+	/* A tag fits in the port's frame; PPPoE's 8 bytes come out of its MTU (RFC 2516). */
+	if (eg->mtu) {
+		__u16 room = eg->mtu - (eg->flags & FP_EGRESS_PPPOE ? FP_PPPOE_HLEN : 0);
+
+		if (room < meta->mtu)
+			meta->mtu = room;
+	}
+	return FP_CONTINUE;
+}
+
+static __always_inline __u16 fp_l2_len(const struct fp_flow_meta *meta)
+{
+	return sizeof(struct ethhdr) + (meta->encap & FP_ENCAP_VLAN ? FP_VLAN_HLEN : 0) +
+	       (meta->encap & FP_ENCAP_PPPOE ? FP_PPPOE_HLEN : 0);
+}
+
+/*
+ * Points @pkt at the headers again after bpf_xdp_adjust_head() moved the frame's start:
+ * the L3 header is now @l2_len bytes in. False only if the frame no longer holds what the
+ * parser saw, which cannot happen.
+ */
+static __always_inline bool fp_l2_reload(struct xdp_md *ctx, struct fp_pkt *pkt, __u16 l2_len)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+	void *l4;
+
+	if (l2_len > sizeof(struct ethhdr) + FP_VLAN_HLEN + FP_PPPOE_HLEN)
+		return false;
+	pkt->eth = data;
+	pkt->l3 = data + l2_len;
+	if (pkt->ipv6)
+		l4 = pkt->l3 + sizeof(struct ipv6hdr);
+	else
+		l4 = pkt->l3 + sizeof(struct iphdr); /* the parser refuses IPv4 options */
+	if (pkt->proto == IPPROTO_TCP) {
+		struct tcphdr *th = l4;
+
+		if ((void *)(th + 1) > data_end)
+			return false;
+		pkt->l4csum = &th->check;
+	} else {
+		struct udphdr *uh = l4;
+
+		if ((void *)(uh + 1) > data_end)
+			return false;
+		pkt->l4csum = &uh->check;
+	}
+	pkt->ports = l4;
+	return true;
+}
+
+/* Writes the egress Ethernet header and whatever the flow's next hop pushes below IP. */
+static __always_inline bool fp_l2_write(struct xdp_md *ctx, const struct fp_pkt *pkt,
+					const struct fp_flow_meta *meta)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+	struct ethhdr *eth = data;
+	__be16 *type;
+
+	if ((void *)(eth + 1) > data_end)
+		return false;
+	__builtin_memcpy(eth->h_dest, meta->dmac, ETH_ALEN);
+	__builtin_memcpy(eth->h_source, meta->smac, ETH_ALEN);
+	type = (void *)(eth + 1) - sizeof(*type); /* h_proto, a packed member */
+	if (meta->encap & FP_ENCAP_VLAN) {
+		struct fp_vlan_hdr *vlan = (void *)(eth + 1);
+
+		if ((void *)(vlan + 1) > data_end)
+			return false;
+		*type = bpf_htons(ETH_P_8021Q);
+		vlan->tci = meta->vlan_tci;
+		type = &vlan->proto;
+	}
+	if (meta->encap & FP_ENCAP_PPPOE) {
+		struct fp_pppoe_hdr *ph = (void *)(type + 1);
+
+		if ((void *)(ph + 1) > data_end)
+			return false;
+		*type = bpf_htons(ETH_P_PPP_SES);
+		ph->ver_type = 0x11;
+		ph->code = 0;
+		ph->sid = meta->pppoe_sid;
+		ph->length = bpf_htons(pkt->l3_len + 2);
+		ph->ppp_proto = bpf_htons(pkt->ipv6 ? FP_PPP_IPV6 : FP_PPP_IPV4);
+	} else {
+		*type = pkt->l3_proto;
+	}
+	return true;
+}
+
+#endif /* FP_L2_H */
