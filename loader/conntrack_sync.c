@@ -398,6 +398,29 @@ static bool listed(const uint32_t *ifindexes, int n, uint32_t ifindex)
 	return false;
 }
 
+/* The attached interfaces, then the upper devices served above them (synced first if
+ * sync_topology, else as of the last sync). */
+static void list_ports(struct fp_ctsync *cs, bool sync_topology)
+{
+	struct fp_topology *t = cs->topo;
+	int err;
+
+	cs->nr_ports = fp_tx_ports(cs->inst, cs->ports, FP_MAX_TX_PORTS);
+	cs->ports_read_ns = fp_now_ns();
+	if (!t)
+		return;
+	if (sync_topology) {
+		err = topology_sync(t, cs->inst, cs->ports, cs->nr_ports);
+		if (err < 0)
+			cs->state->errors++;
+		else if (err > 0)
+			cs->topology_changed = true;
+	}
+	for (int i = 0; i < t->nr_served && cs->nr_ports < FP_MAX_IFACES; i++)
+		if (!listed(cs->ports, cs->nr_ports, t->served[i]))
+			cs->ports[cs->nr_ports++] = t->served[i];
+}
+
 static bool port_attached(struct fp_ctsync *cs, uint32_t ifindex)
 {
 	uint64_t now;
@@ -408,8 +431,7 @@ static bool port_attached(struct fp_ctsync *cs, uint32_t ifindex)
 		now = fp_now_ns();
 		if (pass || fp_elapsed_ns(now, cs->ports_read_ns) < PORTS_REREAD_NS)
 			return false;
-		cs->nr_ports = fp_tx_ports(cs->inst, cs->ports, FP_MAX_TX_PORTS);
-		cs->ports_read_ns = now;
+		list_ports(cs, false);
 	}
 	return false;
 }
@@ -423,8 +445,8 @@ static bool port_shaped(const struct fp_ctsync *cs, uint32_t ifindex)
 /* Which attached interfaces have a shaper now. */
 static void refresh_shaped(struct fp_ctsync *cs)
 {
-	char kinds[FP_MAX_TX_PORTS][FP_QDISC_KIND_LEN];
-	uint32_t shaped[FP_MAX_TX_PORTS];
+	char kinds[FP_MAX_IFACES][FP_QDISC_KIND_LEN];
+	uint32_t shaped[FP_MAX_IFACES];
 	int nr = 0;
 
 	if (cs->opt->allow_shaping || fp_shaping_qdiscs(cs->ports, cs->nr_ports, kinds)) {
@@ -445,11 +467,11 @@ static void refresh_shaped(struct fp_ctsync *cs)
 	cs->nr_shaped = nr;
 }
 
-/* The attached interfaces and which of them have a shaper: before each dump, each scan. */
-static void read_ports(struct fp_ctsync *cs)
+/* The interfaces and which of them have a shaper: before each dump, each scan, and after
+ * each link, route or neighbour change (bridge FDBs are neighbours). */
+void ctsync_read_ports(struct fp_ctsync *cs)
 {
-	cs->nr_ports = fp_tx_ports(cs->inst, cs->ports, FP_MAX_TX_PORTS);
-	cs->ports_read_ns = fp_now_ns();
+	list_ports(cs, true);
 	refresh_shaped(cs);
 }
 
@@ -629,7 +651,7 @@ int ctsync_resync(struct fp_ctsync *cs)
 
 	cs->first_dump = cs->dump_gen == 0;
 	cs->dump_gen++;
-	read_ports(cs);
+	ctsync_read_ports(cs);
 	cs->resync_needed = false;
 	if (mnl_socket_sendto(cs->dump, nlh, nlh->nlmsg_len) < 0) {
 		fp_err("conntrack dump request failed: %s", strerror(errno));
@@ -784,7 +806,7 @@ void ctsync_scan(struct fp_ctsync *cs, uint64_t now_ns)
 {
 	struct scan_ctx sc = {.cs = cs, .now = now_ns};
 
-	read_ports(cs);
+	ctsync_read_ports(cs);
 	sc.poll_stride = cs->polled / POLL_BUDGET + 1;
 	cs->scans++;
 	read_timeouts(cs);

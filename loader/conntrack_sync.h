@@ -5,6 +5,9 @@
 
 #include "common.h"
 #include "conntable.h"
+#include "topology.h"
+
+#define FP_MAX_IFACES (FP_MAX_TX_PORTS + FP_MAX_L2_IFACES)
 
 struct mnl_socket;
 struct fp_route;
@@ -32,13 +35,17 @@ struct fp_ctsync {
 	uint32_t polled;	 /* records with polled set */
 	uint32_t next_poll_slot; /* the next polled record's slot */
 	uint64_t scans;
-	uint32_t ports[FP_MAX_TX_PORTS]; /* the attached interfaces, as last read */
+	/* The interfaces flows may be keyed by, as last read: the attached ones, then the
+	 * upper devices above them (bridges, VLANs, PPPoE) the topology serves. */
+	uint32_t ports[FP_MAX_IFACES];
 	int nr_ports;
 	uint64_t ports_read_ns;
-	uint32_t shaped[FP_MAX_TX_PORTS]; /* attached interfaces with a shaper, as of the scan */
+	uint32_t shaped[FP_MAX_IFACES]; /* those with a shaper, as of the scan */
 	int nr_shaped;
-	char *buf;	   /* events and dumps */
-	char *request_buf; /* answers to requests */
+	struct fp_topology *topo; /* NULL: plain ports only */
+	bool topology_changed;	  /* the L2 maps changed: cached next hops are stale */
+	char *buf;		  /* events and dumps */
+	char *request_buf;	  /* answers to requests */
 };
 
 int ctsync_open(struct fp_ctsync *cs, const struct fp_instance *inst, const struct fp_options *opt,
@@ -51,6 +58,8 @@ void ctsync_handle_events(struct fp_ctsync *cs);
 void ctsync_parse(struct fp_ctsync *cs, const void *buf, size_t len);
 /* Dumps conntrack and keeps exactly what the dump shows offloadable. */
 int ctsync_resync(struct fp_ctsync *cs);
+/* Reads the attached interfaces, the topology above them and their shapers again. */
+void ctsync_read_ports(struct fp_ctsync *cs);
 /* Once per scan: refresh conntrack timeouts of active flows, remove closed and idle ones. */
 void ctsync_scan(struct fp_ctsync *cs, uint64_t now_ns);
 /* Forgets every connection that enters or leaves through ifindex. */

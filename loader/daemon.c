@@ -46,6 +46,7 @@ struct daemon {
 	struct fp_ctsync cs;
 	struct fp_route route;
 	struct fp_firewall firewall;
+	struct fp_topology topo;
 	int timer_fd, signal_fd;
 	size_t table_peak; /* records, since the last malloc_trim() */
 };
@@ -128,6 +129,10 @@ static void write_heartbeat(struct daemon *d, uint64_t now, bool bump_gen)
 	cfg.heartbeat_ns = now;
 	/* The lease is the running daemon's (--lease): a clean stop may have shortened it. */
 	cfg.lease_ns = (uint64_t)d->opt->lease_s * 1000000000ull;
+	cfg.flags = d->topo.bridge_ports ? FP_CONFIG_BRIDGE_PORTS : 0;
+	/* New bridge ports, VLANs or FDB entries: every cached next hop may be wrong. */
+	bump_gen |= d->cs.topology_changed;
+	d->cs.topology_changed = false;
 	if (bump_gen) {
 		cfg.nh_gen = cfg.nh_gen + 1 ? cfg.nh_gen + 1 : 1;
 		d->state.nh_bumps++;
@@ -184,8 +189,10 @@ static void handle_route_changes(struct daemon *d)
 		fp_link_pin_path(d->inst, changes.deleted[i], path, sizeof(path));
 		unlink(path);
 	}
-	if (changes.nexthops_changed)
+	if (changes.nexthops_changed) {
+		ctsync_read_ports(&d->cs); /* links and bridge FDBs are among the changes */
 		write_heartbeat(d, fp_now_ns(), true);
+	}
 }
 
 static int setup_fds(struct daemon *d)
@@ -228,11 +235,12 @@ static int daemon_run(struct fp_instance *inst, const struct fp_options *opt, in
 		fp_err("daemon setup failed: %s", strerror(-err));
 		return 1;
 	}
-	if (route_open(&d.route) || firewall_open(&d.firewall))
+	if (route_open(&d.route) || firewall_open(&d.firewall) || topology_open(&d.topo))
 		return 1;
 	/* Events before the dump: nothing falls between the two. */
 	if (ctsync_open(&d.cs, inst, opt, &d.state, &d.route))
 		return 1;
+	d.cs.topo = &d.topo;
 	if (ctsync_resync(&d.cs))
 		return 1;
 	write_heartbeat(&d, fp_now_ns(), true);
@@ -316,6 +324,7 @@ static int daemon_run(struct fp_instance *inst, const struct fp_options *opt, in
 	ctsync_close(&d.cs);
 	route_close(&d.route);
 	firewall_close(&d.firewall);
+	topology_close(&d.topo);
 	return 0;
 }
 

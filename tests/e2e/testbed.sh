@@ -21,6 +21,7 @@ TB_SRV=${TB}srv
 TB_PIN=/sys/fs/bpf/xdp-fastpath-$TB
 TB_TMP=$(mktemp -d /tmp/xdp-fastpath-$TB.XXXXXX)
 TB_PIDS=()
+TB_EXTRA_NS=() # namespaces a test adds; tb_cleanup removes them too
 
 cli() { ip netns exec "$TB_CLI" "$@"; }
 srv() { ip netns exec "$TB_SRV" "$@"; }
@@ -119,7 +120,7 @@ tb_cleanup() {
 		fastpath detach >/dev/null 2>&1 || true
 	fi
 	for pid in "${TB_PIDS[@]}"; do wait "$pid" 2>/dev/null; done
-	for ns in "$TB_CLI" "$TB_RTR" "$TB_SRV"; do
+	for ns in "$TB_CLI" "$TB_RTR" "$TB_SRV" "${TB_EXTRA_NS[@]}"; do
 		ip netns pids "$ns" 2>/dev/null | xargs -r kill 2>/dev/null
 		ip netns del "$ns" 2>/dev/null
 	done

@@ -1,0 +1,546 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Layer 2 below the routed interfaces, as the datapath needs it (bpf/l2.h).
+ *
+ * Routes and conntrack name upper devices: a bridge (br-lan), a VLAN device (eth0.7), a
+ * PPPoE session's ppp device. XDP is attached to the Ethernet ports below them. From an
+ * rtnetlink link dump, the bridges' FDB dumps and /proc/net/pppoe this file works out, for
+ * the attached ports only:
+ *
+ *   bridge port P of bridge B     fp_ingress (P, untagged)  -> B
+ *   (VLAN filtering off)          fp_egress  B -> the FDB's port for the next hop's MAC
+ *                                 fp_fdb     (B, MAC) -> port, for every learnt address
+ *   VLAN device V, id N, on P     fp_ingress (P, N)         -> V
+ *                                 fp_egress  V -> P, push tag N
+ *   PPPoE session S with peer M   fp_ingress (P[, N], S)    -> ppp device, from M only
+ *   on P (or on VLAN N on P)      fp_egress  ppp -> P, push [tag N and] session S to M
+ *
+ * The kernel does not say which ppp device carries which PPPoE session; with exactly one
+ * session and one ppp device (a home router's WAN) they pair, otherwise PPPoE stays in the
+ * kernel. A bridge with VLAN filtering, stacked VLANs and 802.1ad stay in the kernel.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <time.h>
+#include <arpa/inet.h>
+#include <net/if.h>
+#include <libmnl/libmnl.h>
+#include <linux/if_arp.h>
+#include <linux/if_bridge.h>
+#include <linux/if_link.h>
+#include <linux/neighbour.h>
+#include <linux/rtnetlink.h>
+#include <bpf/bpf.h>
+
+#include "topology.h"
+
+#define TOPO_BUF_SIZE	(64 * 1024)
+#define TOPO_MAX_LINKS	1024
+#define TOPO_MAX_PPPOE	16
+#define TOPO_VLAN_8021Q 0x8100
+
+struct link {
+	uint32_t ifindex, master, lower; /* lower: IFLA_LINK of a VLAN */
+	uint32_t mtu;
+	uint16_t vlan_id;
+	bool bridge, vlan, ppp, vlan_filtering;
+	uint8_t mac[6];
+	char name[IF_NAMESIZE];
+};
+
+struct pppoe_session {
+	__be16 sid;
+	uint8_t peer[6];
+	char dev[IF_NAMESIZE];
+};
+
+struct ingress_entry {
+	struct fp_ingress_key key;
+	struct fp_ingress value;
+};
+
+struct egress_entry {
+	uint32_t upper;
+	struct fp_egress value;
+};
+
+struct fdb_entry {
+	struct fp_fdb_key key;
+	uint32_t port;
+};
+
+struct topo_maps {
+	struct ingress_entry ingress[FP_MAX_L2_IFACES];
+	int nr_ingress;
+	struct egress_entry egress[FP_MAX_L2_IFACES];
+	int nr_egress;
+	struct fdb_entry fdb[FP_MAX_FDB];
+	int nr_fdb;
+};
+
+/* One sync's view of the system. */
+struct topo_scan {
+	struct link links[TOPO_MAX_LINKS];
+	int nr_links;
+	struct topo_maps next;
+	const uint32_t *ports;
+	int nr_ports;
+};
+
+int topology_open(struct fp_topology *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->pppoe_path = FP_PPPOE_PROC;
+	t->buf = malloc(TOPO_BUF_SIZE);
+	t->maps = calloc(1, sizeof(*t->maps));
+	t->nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC);
+	if (!t->buf || !t->maps || !t->nl || mnl_socket_bind(t->nl, 0, MNL_SOCKET_AUTOPID)) {
+		int err = -errno;
+
+		fp_err("cannot open an rtnetlink socket for the topology: %s", strerror(errno));
+		topology_close(t);
+		return err ? err : -ENOMEM;
+	}
+	t->seq = time(NULL);
+	return 0;
+}
+
+void topology_close(struct fp_topology *t)
+{
+	if (t->nl)
+		mnl_socket_close(t->nl);
+	free(t->buf);
+	free(t->maps);
+	t->nl = NULL;
+	t->buf = NULL;
+	t->maps = NULL;
+}
+
+static bool is_port(const struct topo_scan *s, uint32_t ifindex)
+{
+	for (int i = 0; i < s->nr_ports; i++)
+		if (s->ports[i] == ifindex)
+			return true;
+	return false;
+}
+
+static struct link *find_link(struct topo_scan *s, uint32_t ifindex)
+{
+	for (int i = 0; i < s->nr_links; i++)
+		if (s->links[i].ifindex == ifindex)
+			return &s->links[i];
+	return NULL;
+}
+
+static struct link *find_link_by_name(struct topo_scan *s, const char *name)
+{
+	for (int i = 0; i < s->nr_links; i++)
+		if (!strcmp(s->links[i].name, name))
+			return &s->links[i];
+	return NULL;
+}
+
+/* Runs one dump request and feeds every answer to cb. */
+static int dump(struct fp_topology *t, struct nlmsghdr *req, mnl_cb_t cb, void *data)
+{
+	uint32_t portid = mnl_socket_get_portid(t->nl);
+	ssize_t len;
+	int ret = 0;
+
+	req->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	req->nlmsg_seq = ++t->seq;
+	if (mnl_socket_sendto(t->nl, req, req->nlmsg_len) < 0)
+		return -errno;
+	while ((len = mnl_socket_recvfrom(t->nl, t->buf, TOPO_BUF_SIZE)) > 0) {
+		if (!fp_nlmsg_stream_ok(t->buf, len))
+			return -EBADMSG;
+		ret = mnl_cb_run(t->buf, len, t->seq, portid, cb, data);
+		if (ret <= MNL_CB_STOP)
+			break;
+	}
+	if (len < 0)
+		return -errno;
+	return ret < 0 ? fp_nl_error() : 0;
+}
+
+static void parse_info_data(const struct nlattr *data, const char *kind, struct link *l)
+{
+	const struct nlattr *a;
+
+	mnl_attr_for_each_nested(a, data)
+	{
+		if (!strcmp(kind, "vlan")) {
+			if (mnl_attr_get_type(a) == IFLA_VLAN_ID &&
+			    mnl_attr_validate(a, MNL_TYPE_U16) >= 0)
+				l->vlan_id = mnl_attr_get_u16(a);
+			/* 802.1ad devices stay in the kernel: only 802.1Q is parsed */
+			if (mnl_attr_get_type(a) == IFLA_VLAN_PROTOCOL &&
+			    mnl_attr_validate(a, MNL_TYPE_U16) >= 0 &&
+			    ntohs(mnl_attr_get_u16(a)) != TOPO_VLAN_8021Q)
+				l->vlan = false;
+		} else if (!strcmp(kind, "bridge")) {
+			if (mnl_attr_get_type(a) == IFLA_BR_VLAN_FILTERING &&
+			    mnl_attr_validate(a, MNL_TYPE_U8) >= 0)
+				l->vlan_filtering = mnl_attr_get_u8(a);
+		}
+	}
+}
+
+static void parse_linkinfo(const struct nlattr *info, struct link *l)
+{
+	const struct nlattr *a, *data = NULL;
+	const char *kind = NULL;
+
+	mnl_attr_for_each_nested(a, info)
+	{
+		if (mnl_attr_get_type(a) == IFLA_INFO_KIND &&
+		    mnl_attr_validate(a, MNL_TYPE_NUL_STRING) >= 0)
+			kind = mnl_attr_get_str(a);
+		else if (mnl_attr_get_type(a) == IFLA_INFO_DATA)
+			data = a;
+	}
+	if (!kind)
+		return;
+	l->bridge = !strcmp(kind, "bridge");
+	l->vlan = !strcmp(kind, "vlan");
+	if (data && (l->bridge || l->vlan))
+		parse_info_data(data, kind, l);
+}
+
+static int link_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct topo_scan *s = data;
+	const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
+	const struct nlattr *a;
+	struct link *l;
+
+	if (nlh->nlmsg_type != RTM_NEWLINK || mnl_nlmsg_get_payload_len(nlh) < sizeof(*ifi) ||
+	    s->nr_links == TOPO_MAX_LINKS)
+		return MNL_CB_OK;
+	l = &s->links[s->nr_links++];
+	memset(l, 0, sizeof(*l));
+	l->ifindex = ifi->ifi_index;
+	l->ppp = ifi->ifi_type == ARPHRD_PPP;
+	mnl_attr_for_each(a, nlh, sizeof(*ifi))
+	{
+		switch (mnl_attr_get_type(a)) {
+		case IFLA_IFNAME:
+			if (mnl_attr_validate(a, MNL_TYPE_NUL_STRING) >= 0)
+				snprintf(l->name, sizeof(l->name), "%s", mnl_attr_get_str(a));
+			break;
+		case IFLA_MTU:
+			if (mnl_attr_validate(a, MNL_TYPE_U32) >= 0)
+				l->mtu = mnl_attr_get_u32(a);
+			break;
+		case IFLA_MASTER:
+			if (mnl_attr_validate(a, MNL_TYPE_U32) >= 0)
+				l->master = mnl_attr_get_u32(a);
+			break;
+		case IFLA_LINK:
+			if (mnl_attr_validate(a, MNL_TYPE_U32) >= 0)
+				l->lower = mnl_attr_get_u32(a);
+			break;
+		case IFLA_ADDRESS:
+			if (mnl_attr_get_payload_len(a) == 6)
+				memcpy(l->mac, mnl_attr_get_payload(a), 6);
+			break;
+		case IFLA_LINKINFO:
+			parse_linkinfo(a, l);
+			break;
+		}
+	}
+	return MNL_CB_OK;
+}
+
+static int read_links(struct fp_topology *t, struct topo_scan *s)
+{
+	char req[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(req);
+	struct ifinfomsg *ifi;
+
+	nlh->nlmsg_type = RTM_GETLINK;
+	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+	ifi->ifi_family = AF_UNSPEC;
+	return dump(t, nlh, link_cb, s);
+}
+
+static bool served(const struct topo_scan *s, uint32_t upper)
+{
+	for (int i = 0; i < s->next.nr_egress; i++)
+		if (s->next.egress[i].upper == upper)
+			return true;
+	return false;
+}
+
+static void add_ingress(struct topo_scan *s, uint32_t port, uint16_t vlan_id, __be16 sid,
+			uint32_t upper, const uint8_t *mac, const uint8_t *peer)
+{
+	struct ingress_entry *e;
+
+	if (s->next.nr_ingress == FP_MAX_L2_IFACES)
+		return;
+	e = &s->next.ingress[s->next.nr_ingress++];
+	memset(e, 0, sizeof(*e));
+	e->key.ifindex = port;
+	e->key.vlan_id = vlan_id;
+	e->key.pppoe_sid = sid;
+	e->value.ifindex = upper;
+	memcpy(e->value.mac, mac, 6);
+	if (peer)
+		memcpy(e->value.peer, peer, 6);
+}
+
+static struct fp_egress *add_egress(struct topo_scan *s, uint32_t upper)
+{
+	struct egress_entry *e;
+
+	if (s->next.nr_egress == FP_MAX_L2_IFACES)
+		return NULL;
+	e = &s->next.egress[s->next.nr_egress++];
+	memset(e, 0, sizeof(*e));
+	e->upper = upper;
+	return &e->value;
+}
+
+static void add_bridges_and_vlans(struct topo_scan *s)
+{
+	for (int i = 0; i < s->nr_links; i++) {
+		struct link *l = &s->links[i], *up;
+		struct fp_egress *eg;
+
+		if (is_port(s, l->ifindex) && l->master && (up = find_link(s, l->master)) &&
+		    up->bridge && !up->vlan_filtering) {
+			add_ingress(s, l->ifindex, 0, 0, up->ifindex, up->mac, NULL);
+			if (!served(s, up->ifindex) && (eg = add_egress(s, up->ifindex)))
+				eg->flags = FP_EGRESS_BRIDGE;
+		}
+		if (l->vlan && l->vlan_id && is_port(s, l->lower)) {
+			struct link *port = find_link(s, l->lower);
+
+			add_ingress(s, l->lower, l->vlan_id, 0, l->ifindex, l->mac, NULL);
+			eg = add_egress(s, l->ifindex);
+			if (!eg)
+				continue;
+			eg->ifindex = l->lower;
+			eg->mtu = port && port->mtu < 0xffff ? port->mtu : 0;
+			eg->flags = FP_EGRESS_VLAN;
+			eg->vlan_tci = htons(l->vlan_id);
+		}
+	}
+}
+
+/* /proc/net/pppoe: "Id       Address              Device", then "%08X %pM %8s" per session,
+ * the id printed from its network-order bytes as a host-order number. */
+static int read_pppoe(const char *path, struct pppoe_session *sessions, int max)
+{
+	FILE *f = fopen(path, "re");
+	char line[128];
+	int n = 0;
+
+	if (!f)
+		return 0; /* no PPPoE in this kernel */
+	while (fgets(line, sizeof(line), f) && n < max) {
+		unsigned int id, m[6];
+		char dev[IF_NAMESIZE + 1];
+
+		if (sscanf(line, "%8x %2x:%2x:%2x:%2x:%2x:%2x %16s", &id, &m[0], &m[1], &m[2],
+			   &m[3], &m[4], &m[5], dev) != 8 ||
+		    id > 0xffff || id == 0 || strlen(dev) >= IF_NAMESIZE)
+			continue; /* the header, or nothing we can use */
+		sessions[n].sid = (__be16)id;
+		for (int i = 0; i < 6; i++)
+			sessions[n].peer[i] = m[i];
+		snprintf(sessions[n].dev, sizeof(sessions[n].dev), "%s", dev);
+		n++;
+	}
+	fclose(f);
+	return n;
+}
+
+static void add_pppoe(struct fp_topology *t, struct topo_scan *s)
+{
+	struct pppoe_session sessions[TOPO_MAX_PPPOE];
+	int nr = read_pppoe(t->pppoe_path, sessions, TOPO_MAX_PPPOE), nr_ppp = 0;
+	struct link *ppp = NULL, *dev, *port;
+	struct fp_egress *eg;
+	uint16_t vlan_id = 0;
+
+	for (int i = 0; i < s->nr_links; i++)
+		if (s->links[i].ppp) {
+			ppp = &s->links[i];
+			nr_ppp++;
+		}
+	if (!nr)
+		return;
+	if (nr != 1 || nr_ppp != 1) {
+		if (!t->pppoe_ambiguous_logged)
+			fp_log(LOG_NOTICE,
+			       "%d PPPoE sessions and %d ppp devices: which is which is not known, "
+			       "so PPPoE stays in the kernel",
+			       nr, nr_ppp);
+		t->pppoe_ambiguous_logged = true;
+		return;
+	}
+	dev = find_link_by_name(s, sessions[0].dev);
+	if (!dev)
+		return;
+	port = dev;
+	if (dev->vlan && dev->vlan_id) {
+		vlan_id = dev->vlan_id;
+		port = find_link(s, dev->lower);
+	}
+	if (!port || !is_port(s, port->ifindex))
+		return;
+	add_ingress(s, port->ifindex, vlan_id, sessions[0].sid, ppp->ifindex, dev->mac,
+		    sessions[0].peer);
+	eg = add_egress(s, ppp->ifindex);
+	if (!eg)
+		return;
+	eg->ifindex = port->ifindex;
+	eg->mtu = dev->mtu < 0xffff ? dev->mtu : 0;
+	eg->flags = FP_EGRESS_PPPOE | (vlan_id ? FP_EGRESS_VLAN : 0);
+	eg->vlan_tci = htons(vlan_id);
+	eg->pppoe_sid = sessions[0].sid;
+	memcpy(eg->smac, dev->mac, 6);
+	memcpy(eg->dmac, sessions[0].peer, 6);
+}
+
+static int fdb_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct topo_scan *s = data;
+	const struct ndmsg *ndm = mnl_nlmsg_get_payload(nlh);
+	const struct nlattr *a;
+	const uint8_t *mac = NULL;
+	uint32_t bridge = 0;
+	uint16_t vlan = 0;
+	struct fdb_entry *e;
+
+	if (nlh->nlmsg_type != RTM_NEWNEIGH || mnl_nlmsg_get_payload_len(nlh) < sizeof(*ndm) ||
+	    ndm->ndm_family != AF_BRIDGE)
+		return MNL_CB_OK;
+	/* The bridge's own addresses: never a next hop's. */
+	if (ndm->ndm_state & NUD_PERMANENT)
+		return MNL_CB_OK;
+	mnl_attr_for_each(a, nlh, sizeof(*ndm))
+	{
+		switch (mnl_attr_get_type(a)) {
+		case NDA_LLADDR:
+			if (mnl_attr_get_payload_len(a) == 6)
+				mac = mnl_attr_get_payload(a);
+			break;
+		case NDA_MASTER:
+			if (mnl_attr_validate(a, MNL_TYPE_U32) >= 0)
+				bridge = mnl_attr_get_u32(a);
+			break;
+		case NDA_VLAN:
+			if (mnl_attr_validate(a, MNL_TYPE_U16) >= 0)
+				vlan = mnl_attr_get_u16(a);
+			break;
+		}
+	}
+	if (!mac || !bridge || vlan || (uint32_t)ndm->ndm_ifindex == bridge || !served(s, bridge) ||
+	    s->next.nr_fdb == FP_MAX_FDB)
+		return MNL_CB_OK;
+	e = &s->next.fdb[s->next.nr_fdb++];
+	memset(e, 0, sizeof(*e));
+	e->key.bridge = bridge;
+	memcpy(e->key.mac, mac, 6);
+	e->port = ndm->ndm_ifindex;
+	return MNL_CB_OK;
+}
+
+static int read_fdb(struct fp_topology *t, struct topo_scan *s)
+{
+	char req[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(req);
+	struct ndmsg *ndm;
+	bool bridges = false;
+
+	for (int i = 0; i < s->next.nr_egress; i++)
+		bridges |= s->next.egress[i].value.flags & FP_EGRESS_BRIDGE;
+	if (!bridges)
+		return 0;
+	nlh->nlmsg_type = RTM_GETNEIGH;
+	ndm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ndm));
+	ndm->ndm_family = AF_BRIDGE;
+	return dump(t, nlh, fdb_cb, s);
+}
+
+/* Makes map fd hold exactly the n entries (key, value) in entries, each stride bytes. */
+static int write_map(int fd, const void *entries, int n, size_t stride, size_t key_size,
+		     const void *old, int nr_old)
+{
+	const char *e = entries, *o = old;
+	int err = 0;
+
+	/* Stale keys first: a full map must have room for the new ones. */
+	for (int i = 0; i < nr_old; i++) {
+		bool keep = false;
+
+		for (int j = 0; j < n && !keep; j++)
+			keep = !memcmp(o + i * stride, e + j * stride, key_size);
+		if (!keep && bpf_map_delete_elem(fd, o + i * stride) && errno != ENOENT)
+			err = -errno;
+	}
+	for (int i = 0; i < n; i++)
+		if (bpf_map_update_elem(fd, e + i * stride, e + i * stride + key_size, BPF_ANY))
+			err = -errno;
+	return err;
+}
+
+int topology_sync(struct fp_topology *t, const struct fp_instance *inst, const uint32_t *ports,
+		  int nr_ports)
+{
+	struct topo_scan *s = calloc(1, sizeof(*s));
+	struct topo_maps *old = t->maps, *next;
+	int err, changed;
+
+	if (!s || !t->maps)
+		return -ENOMEM;
+	s->ports = ports;
+	s->nr_ports = nr_ports;
+	next = &s->next;
+	err = read_links(t, s);
+	if (!err) {
+		add_bridges_and_vlans(s);
+		add_pppoe(t, s);
+		err = read_fdb(t, s);
+	}
+	if (err) {
+		free(s);
+		return err;
+	}
+	changed =
+		next->nr_ingress != old->nr_ingress || next->nr_egress != old->nr_egress ||
+		next->nr_fdb != old->nr_fdb ||
+		memcmp(next->ingress, old->ingress, next->nr_ingress * sizeof(next->ingress[0])) ||
+		memcmp(next->egress, old->egress, next->nr_egress * sizeof(next->egress[0])) ||
+		memcmp(next->fdb, old->fdb, next->nr_fdb * sizeof(next->fdb[0]));
+	changed |= t->rewrite;
+	if (changed) {
+		err = write_map(inst->ingress_fd, next->ingress, next->nr_ingress,
+				sizeof(next->ingress[0]), sizeof(next->ingress[0].key),
+				old->ingress, old->nr_ingress);
+		err = write_map(inst->egress_fd, next->egress, next->nr_egress,
+				sizeof(next->egress[0]), sizeof(next->egress[0].upper), old->egress,
+				old->nr_egress)
+			      ?: err;
+		err = write_map(inst->fdb_fd, next->fdb, next->nr_fdb, sizeof(next->fdb[0]),
+				sizeof(next->fdb[0].key), old->fdb, old->nr_fdb)
+			      ?: err;
+		*old = *next;
+		t->rewrite = err != 0; /* try again at the next sync */
+	}
+	t->nr_served = 0;
+	t->bridge_ports = false;
+	for (int i = 0; i < next->nr_egress; i++)
+		t->served[t->nr_served++] = next->egress[i].upper;
+	for (int i = 0; i < next->nr_ingress; i++)
+		t->bridge_ports |= !next->ingress[i].key.vlan_id && !next->ingress[i].key.pppoe_sid;
+	free(s);
+	return err ? err : changed;
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Layer 2 below routed interfaces: bridges, VLANs, PPPoE (topology.c, bpf/l2.h). */
+#ifndef FP_TOPOLOGY_H
+#define FP_TOPOLOGY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common.h"
+
+struct mnl_socket;
+struct topo_maps;
+
+#define FP_PPPOE_PROC "/proc/net/pppoe"
+
+struct fp_topology {
+	struct mnl_socket *nl;
+	uint32_t seq;
+	char *buf;
+	const char *pppoe_path; /* FP_PPPOE_PROC; tests point it elsewhere */
+	/* Upper devices whose traffic arrives on attached ports: flows may be keyed by them. */
+	uint32_t served[FP_MAX_L2_IFACES];
+	int nr_served;
+	bool bridge_ports; /* some attached interface is a bridge port (FP_CONFIG_BRIDGE_PORTS) */
+	struct topo_maps *maps; /* the maps' contents as last written */
+	bool rewrite;		/* a map write failed: write them all at the next sync */
+	bool pppoe_ambiguous_logged;
+};
+
+int topology_open(struct fp_topology *t);
+void topology_close(struct fp_topology *t);
+/*
+ * Reads links, the FDBs of bridges with attached ports and the PPPoE sessions, and writes
+ * fp_ingress, fp_egress and fp_fdb to match for the attached ports. Returns 1 if a map
+ * changed (cached next hops may be stale: bump the generation), 0 if not, or -errno.
+ */
+int topology_sync(struct fp_topology *t, const struct fp_instance *inst, const uint32_t *ports,
+		  int nr_ports);
+
+#endif
