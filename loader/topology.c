@@ -262,6 +262,12 @@ static int read_links(struct fp_topology *t, struct topo_scan *s)
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(req);
 	struct ifinfomsg *ifi;
 
+	if (t->link_dump) {
+		if (!fp_nlmsg_stream_ok(t->link_dump, t->link_dump_len))
+			return -EBADMSG;
+		mnl_cb_run(t->link_dump, t->link_dump_len, 0, 0, link_cb, s);
+		return 0;
+	}
 	nlh->nlmsg_type = RTM_GETLINK;
 	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
 	ifi->ifi_family = AF_UNSPEC;
@@ -374,8 +380,8 @@ static void add_pppoe(struct fp_topology *t, struct topo_scan *s)
 			ppp = &s->links[i];
 			nr_ppp++;
 		}
-	if (!nr)
-		return;
+	if (!nr || !nr_ppp)
+		return; /* no session, or its ppp device is not up yet */
 	if (nr != 1 || nr_ppp != 1) {
 		if (!t->pppoe_ambiguous_logged)
 			fp_log(LOG_NOTICE,

@@ -27,8 +27,8 @@ int main(int argc, char **argv)
 	else if (argc == 2 && !strcmp(argv[1], "--bench"))
 		suite = "bench";
 	else if (argc != 1) {
-		fprintf(stderr,
-			"usage: fp-test [--suite datapath|fuzz|attach|conntable] [--bench]\n");
+		fprintf(stderr, "usage: fp-test [--suite datapath|fuzz|attach|conntable|topology] "
+				"[--bench]\n");
 		return 2;
 	}
 	if (geteuid() != 0) {
@@ -55,6 +55,8 @@ int main(int argc, char **argv)
 		test_attach();
 	if (!suite || !strcmp(suite, "conntable"))
 		test_conntable();
+	if (!suite || !strcmp(suite, "topology"))
+		test_topology();
 	fx_teardown();
 
 	printf("fp-test: %d passed, %d failed\n", tl_passed, tl_failed);

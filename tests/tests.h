@@ -7,6 +7,7 @@ void test_datapath(void);
 void test_fuzz(unsigned long iterations, unsigned int seed);
 void test_attach(void);
 void test_conntable(void);
+void test_topology(void);
 void bench_prog(void);
 
 #endif

@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The daemon's layer-2 topology (loader/topology.c) from crafted rtnetlink link messages
+ * and a crafted /proc/net/pppoe: this kernel can make neither VLAN nor ppp devices. The maps
+ * it writes are checked field by field, then a frame goes through the datapath with them.
+ */
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <libmnl/libmnl.h>
+#include <linux/if_arp.h>
+#include <linux/if_link.h>
+#include <linux/rtnetlink.h>
+#include <bpf/bpf.h>
+
+#include "fixture.h"
+#include "packet.h"
+#include "testlib.h"
+#include "tests.h"
+#include "topology.h"
+
+#define VLAN_IFINDEX   9001 /* fp_port.7: no such device here, only in the crafted dump */
+#define BRIDGE_IFINDEX 9003
+#define SID	       0x1234
+
+struct fake_link {
+	uint32_t ifindex;
+	uint16_t type; /* ARPHRD_* */
+	const char *name, *kind;
+	uint32_t mtu, lower, master;
+	uint16_t vlan_id;
+	int vlan_filtering;
+};
+
+static size_t put_link(char *buf, const struct fake_link *l)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct ifinfomsg *ifi;
+	struct nlattr *info, *data;
+
+	nlh->nlmsg_type = RTM_NEWLINK;
+	nlh->nlmsg_flags = NLM_F_MULTI;
+	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+	ifi->ifi_index = l->ifindex;
+	ifi->ifi_type = l->type;
+	mnl_attr_put_strz(nlh, IFLA_IFNAME, l->name);
+	mnl_attr_put_u32(nlh, IFLA_MTU, l->mtu);
+	if (l->type == ARPHRD_ETHER)
+		mnl_attr_put(nlh, IFLA_ADDRESS, 6, fx_port_mac);
+	if (l->lower)
+		mnl_attr_put_u32(nlh, IFLA_LINK, l->lower);
+	if (l->master)
+		mnl_attr_put_u32(nlh, IFLA_MASTER, l->master);
+	if (l->kind) {
+		info = mnl_attr_nest_start(nlh, IFLA_LINKINFO);
+		mnl_attr_put_strz(nlh, IFLA_INFO_KIND, l->kind);
+		data = mnl_attr_nest_start(nlh, IFLA_INFO_DATA);
+		if (!strcmp(l->kind, "vlan")) {
+			mnl_attr_put_u16(nlh, IFLA_VLAN_ID, l->vlan_id);
+			mnl_attr_put_u16(nlh, IFLA_VLAN_PROTOCOL, htons(0x8100));
+		} else if (!strcmp(l->kind, "bridge")) {
+			mnl_attr_put_u8(nlh, IFLA_BR_VLAN_FILTERING, l->vlan_filtering);
+		}
+		mnl_attr_nest_end(nlh, data);
+		mnl_attr_nest_end(nlh, info);
+	}
+	return nlh->nlmsg_len;
+}
+
+static size_t put_links(char *buf, const struct fake_link *links, int n)
+{
+	size_t len = 0;
+
+	for (int i = 0; i < n; i++)
+		len += put_link(buf + len, &links[i]);
+	return len;
+}
+
+/* /proc/net/pppoe as the kernel prints it: the id from its network-order bytes. */
+static void write_pppoe(const char *path, const char *dev)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		DIE("cannot write %s", path);
+	fprintf(f, "Id       Address              Device\n");
+	fprintf(f, "%08X %02x:%02x:%02x:%02x:%02x:%02x %8s\n", (uint16_t)htons(SID), fx_peer_mac[0],
+		fx_peer_mac[1], fx_peer_mac[2], fx_peer_mac[3], fx_peer_mac[4], fx_peer_mac[5],
+		dev);
+	fclose(f);
+}
+
+static struct fp_instance fake_instance(void)
+{
+	return (struct fp_instance){
+		.ingress_fd = bpf_map__fd(fx.skel->maps.fp_ingress),
+		.egress_fd = bpf_map__fd(fx.skel->maps.fp_egress),
+		.fdb_fd = bpf_map__fd(fx.skel->maps.fp_fdb),
+	};
+}
+
+static int count_entries(int fd)
+{
+	uint8_t key[16], next[16];
+	void *prev = NULL;
+	int n = 0;
+
+	while (bpf_map_get_next_key(fd, prev, next) == 0) {
+		memcpy(key, next, sizeof(key));
+		prev = key;
+		n++;
+	}
+	return n;
+}
+
+static bool served(const struct fp_topology *t, uint32_t ifindex)
+{
+	for (int i = 0; i < t->nr_served; i++)
+		if (t->served[i] == ifindex)
+			return true;
+	return false;
+}
+
+/* The WAN as many DSL lines have it: PPPoE on VLAN 7 of an Ethernet port. */
+static void test_pppoe_on_vlan(const char *pppoe_path)
+{
+	const struct fake_link links[] = {
+		{fx.port_ifindex, ARPHRD_ETHER, "fp_port", NULL, 1500},
+		{VLAN_IFINDEX, ARPHRD_ETHER, "fp_port.7", "vlan", 1500, fx.port_ifindex, 0, 7},
+		{fx.wan_ifindex, ARPHRD_PPP, "pppoe-wan", NULL, 1492},
+	};
+	uint32_t ports[] = {fx.lan_ifindex, fx.port_ifindex};
+	struct fp_instance inst = fake_instance();
+	struct fp_ingress_key vlan_key = {fx.port_ifindex, 7, 0},
+			      pppoe_key = {fx.port_ifindex, 7, htons(SID)};
+	struct fp_ingress got_in, want_vlan_in = {VLAN_IFINDEX}, want_pppoe_in = {fx.wan_ifindex};
+	struct fp_egress got_eg, want_vlan_eg = {fx.port_ifindex, 1500, FP_EGRESS_VLAN, htons(7)};
+	struct fp_egress want_pppoe_eg = {fx.port_ifindex, 1500, FP_EGRESS_VLAN | FP_EGRESS_PPPOE,
+					  htons(7), htons(SID)};
+	static char dump[8192];
+	struct fp_topology t;
+	uint32_t key = VLAN_IFINDEX;
+
+	memcpy(want_vlan_in.mac, fx_port_mac, 6);
+	memcpy(want_pppoe_in.mac, fx_port_mac, 6);
+	memcpy(want_pppoe_in.peer, fx_peer_mac, 6);
+	memcpy(want_pppoe_eg.smac, fx_port_mac, 6);
+	memcpy(want_pppoe_eg.dmac, fx_peer_mac, 6);
+
+	tl_case_begin("topology: pppoe on a vlan of an attached port");
+	fx_reset();
+	write_pppoe(pppoe_path, "fp_port.7");
+	if (topology_open(&t))
+		DIE("topology_open");
+	t.pppoe_path = pppoe_path;
+	t.link_dump = dump;
+	t.link_dump_len = put_links(dump, links, 3);
+
+	CHECK(topology_sync(&t, &inst, ports, 2) == 1, "the first sync changes the maps");
+	CHECK(served(&t, VLAN_IFINDEX) && served(&t, fx.wan_ifindex) && t.nr_served == 2,
+	      "serves the vlan and the ppp device, and nothing else (%d)", t.nr_served);
+	CHECK(!t.bridge_ports, "no bridge port");
+	CHECK(count_entries(inst.ingress_fd) == 2 && count_entries(inst.egress_fd) == 2,
+	      "two ingress and two egress entries");
+	CHECK(!bpf_map_lookup_elem(inst.ingress_fd, &vlan_key, &got_in) &&
+		      !memcmp(&got_in, &want_vlan_in, sizeof(got_in)),
+	      "vlan 7 on the port belongs to fp_port.7");
+	CHECK(!bpf_map_lookup_elem(inst.ingress_fd, &pppoe_key, &got_in) &&
+		      !memcmp(&got_in, &want_pppoe_in, sizeof(got_in)),
+	      "the session on vlan 7 belongs to the ppp device, from the peer only");
+	CHECK(!bpf_map_lookup_elem(inst.egress_fd, &key, &got_eg) &&
+		      !memcmp(&got_eg, &want_vlan_eg, sizeof(got_eg)),
+	      "fp_port.7 leaves by the port with tag 7");
+	key = fx.wan_ifindex;
+	CHECK(!bpf_map_lookup_elem(inst.egress_fd, &key, &got_eg) &&
+		      !memcmp(&got_eg, &want_pppoe_eg, sizeof(got_eg)),
+	      "the ppp device leaves by the port with tag 7 and the session, to the peer");
+	CHECK(topology_sync(&t, &inst, ports, 2) == 0, "the same topology again changes nothing");
+
+	/* The daemon's maps, used by the datapath: a LAN frame leaves tagged and in session. */
+	{
+		struct pkt_spec in_spec = {FROM_LAN, CLI4, .proto = IPPROTO_UDP, .payload_len = 50};
+		struct pkt_spec out_spec = {.dmac = MAC_PEER,
+					    .smac = MAC_PORT,
+					    .vlan_id = 7,
+					    .pppoe_sid = SID,
+					    CLI4_SNAT_OUT,
+					    .proto = IPPROTO_UDP,
+					    .ttl = 63,
+					    .payload_len = 50};
+		struct fp_flow_key4 k = {.ifindex = fx.lan_ifindex,
+					 .proto = IPPROTO_UDP,
+					 .sport = htons(40000),
+					 .dport = htons(443)};
+		struct fp_flow4 flow = {.meta.flags = FP_FLOW_SNAT, .nat_sport = htons(61000)};
+		static uint8_t in[PKT_MAX], out[PKT_MAX], want[PKT_MAX];
+		size_t in_len, want_len;
+		uint32_t out_len;
+
+		inet_pton(AF_INET, "198.18.1.2", &k.saddr);
+		inet_pton(AF_INET, "198.19.2.2", &k.daddr);
+		inet_pton(AF_INET, "198.19.2.1", &flow.nat_saddr);
+		fx_add_flow4(&k, &flow);
+		in_len = pkt_build(&in_spec, in);
+		want_len = pkt_build(&out_spec, want);
+		CHECK(fx_run(in, in_len, fx.lan_ifindex, out, &out_len) == XDP_REDIRECT,
+		      "the frame is redirected");
+		CHECK(out_len == want_len && !memcmp(out, want, want_len),
+		      "it leaves with the tag and session the daemon found");
+	}
+
+	/* The VLAN goes away: so do its entries, and the session on it. */
+	t.link_dump_len = put_links(dump, links, 1);
+	CHECK(topology_sync(&t, &inst, ports, 2) == 1, "losing the vlan changes the maps");
+	CHECK(count_entries(inst.ingress_fd) == 0 && count_entries(inst.egress_fd) == 0 &&
+		      t.nr_served == 0,
+	      "and empties them");
+	topology_close(&t);
+	tl_case_end();
+}
+
+/* What stays in the kernel: an ambiguous session, a VLAN-filtering bridge, a VLAN on a
+ * port the fastpath is not attached to. */
+static void test_not_served(const char *pppoe_path)
+{
+	const struct fake_link links[] = {
+		{BRIDGE_IFINDEX, ARPHRD_ETHER, "br-lan", "bridge", 1500, 0, 0, 0, 1},
+		{fx.port_ifindex, ARPHRD_ETHER, "fp_port", NULL, 1500, 0, BRIDGE_IFINDEX},
+		{VLAN_IFINDEX, ARPHRD_ETHER, "fp_lan.7", "vlan", 1500, fx.lan_ifindex, 0, 7},
+		{fx.wan_ifindex, ARPHRD_PPP, "pppoe-wan", NULL, 1492},
+		{fx.lan_ifindex, ARPHRD_PPP, "pppoe-wan2", NULL, 1492},
+	};
+	uint32_t ports[] = {fx.port_ifindex, fx.wan_ifindex};
+	struct fp_instance inst = fake_instance();
+	static char dump[8192];
+	struct fp_topology t;
+
+	tl_case_begin("topology: ambiguous pppoe, vlan-filtering bridge, unattached vlan");
+	fx_reset();
+	write_pppoe(pppoe_path, "fp_port");
+	if (topology_open(&t))
+		DIE("topology_open");
+	t.pppoe_path = pppoe_path;
+	t.link_dump = dump;
+	t.link_dump_len = put_links(dump, links, 5);
+	CHECK(topology_sync(&t, &inst, ports, 2) == 0, "nothing to write");
+	CHECK(t.nr_served == 0 && !t.bridge_ports, "nothing served");
+	CHECK(count_entries(inst.ingress_fd) == 0 && count_entries(inst.egress_fd) == 0,
+	      "the maps stay empty");
+	topology_close(&t);
+	tl_case_end();
+}
+
+void test_topology(void)
+{
+	char path[] = "/tmp/fp-test-pppoe.XXXXXX";
+	int fd = mkstemp(path);
+
+	if (fd < 0)
+		DIE("mkstemp");
+	close(fd);
+	test_pppoe_on_vlan(path);
+	test_not_served(path);
+	unlink(path);
+	fx_reset();
+}
