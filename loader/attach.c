@@ -17,6 +17,7 @@
 
 #include "common.h"
 #include "qdisc.h"
+#include "topology.h"
 
 #define MAX_IFACES FP_MAX_TX_PORTS
 
@@ -66,6 +67,23 @@ static int check_unshaped(const struct iface *ifc)
 		       "--allow-shaping attaches anyway",
 		       ifc->name, kind);
 		return -EBUSY;
+	}
+	return 0;
+}
+
+/* The fastpath runs on Ethernet ports; the daemon follows the devices above them. */
+static int check_port(const struct iface *ifc)
+{
+	const char *kind;
+	int err = topology_upper_kind(ifc->ifindex, &kind);
+
+	if (err) {
+		fp_err("%s: cannot read its link: %s", ifc->name, strerror(-err));
+		return err;
+	}
+	if (kind) {
+		fp_err("%s is %s", ifc->name, kind);
+		return -EINVAL;
 	}
 	return 0;
 }
@@ -209,7 +227,7 @@ int cmd_attach(int argc, char **argv, struct fp_options *opt)
 	}
 	/* Check every interface before changing anything. */
 	for (int i = 0; i < argc; i++)
-		if (check_free(inst.pin_dir[0] ? &inst : NULL, &ifs[i]) ||
+		if (check_port(&ifs[i]) || check_free(inst.pin_dir[0] ? &inst : NULL, &ifs[i]) ||
 		    (!opt->allow_shaping && check_unshaped(&ifs[i])))
 			goto out_close;
 

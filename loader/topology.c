@@ -550,3 +550,62 @@ int topology_sync(struct fp_topology *t, const struct fp_instance *inst, const u
 	free(s);
 	return err ? err : changed;
 }
+
+static int kind_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
+	const struct nlattr *a;
+	struct link *l = data;
+
+	if (nlh->nlmsg_type != RTM_NEWLINK || mnl_nlmsg_get_payload_len(nlh) < sizeof(*ifi))
+		return MNL_CB_OK;
+	l->ppp = ifi->ifi_type == ARPHRD_PPP;
+	mnl_attr_for_each(a, nlh, sizeof(*ifi)) if (mnl_attr_get_type(a) == IFLA_LINKINFO)
+		parse_linkinfo(a, l);
+	return MNL_CB_OK;
+}
+
+int topology_upper_kind(int ifindex, const char **kind)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct mnl_socket *nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC);
+	struct link l = {0};
+	struct ifinfomsg *ifi;
+	uint32_t seq = time(NULL);
+	ssize_t len;
+	int ret;
+
+	*kind = NULL;
+	if (!nl || mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID)) {
+		ret = -errno;
+		goto out;
+	}
+	nlh->nlmsg_type = RTM_GETLINK;
+	nlh->nlmsg_flags = NLM_F_REQUEST;
+	nlh->nlmsg_seq = seq;
+	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+	ifi->ifi_family = AF_UNSPEC;
+	ifi->ifi_index = ifindex;
+	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0) {
+		ret = -errno;
+		goto out;
+	}
+	len = mnl_socket_recvfrom(nl, buf, sizeof(buf));
+	if (len < 0 || !fp_nlmsg_stream_ok(buf, len)) {
+		ret = len < 0 ? -errno : -EBADMSG;
+		goto out;
+	}
+	ret = mnl_cb_run(buf, len, seq, mnl_socket_get_portid(nl), kind_cb, &l);
+	ret = ret < 0 ? fp_nl_error() : 0;
+	if (l.bridge)
+		*kind = "a bridge: attach to its ports instead";
+	else if (l.vlan)
+		*kind = "a VLAN device: attach to the port it is on instead";
+	else if (l.ppp)
+		*kind = "a PPP device: attach to the Ethernet port of its PPPoE session instead";
+out:
+	if (nl)
+		mnl_socket_close(nl);
+	return ret;
+}

@@ -41,4 +41,10 @@ void topology_close(struct fp_topology *t);
 int topology_sync(struct fp_topology *t, const struct fp_instance *inst, const uint32_t *ports,
 		  int nr_ports);
 
+/*
+ * Whether ifindex is an upper device XDP should not be attached to (a bridge, a VLAN or a
+ * ppp device): *kind says so and what to attach to instead, or is NULL. 0 or -errno.
+ */
+int topology_upper_kind(int ifindex, const char **kind);
+
 #endif

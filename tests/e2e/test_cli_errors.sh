@@ -24,6 +24,10 @@ no_state() { # nothing attached, nothing pinned, no daemon
 
 check "unknown interface" expect_error 1 "nosuch0: no such interface" fastpath attach r0 nosuch0
 check "... changes nothing" no_state
+ip -n "$TB_RTR" link add brx type bridge
+check "a bridge, not its ports" expect_error 1 "brx is a bridge: attach to its ports instead" \
+	fastpath attach r0 brx
+check "... changes nothing" no_state
 check "not root" expect_error 1 "must be run as root" \
 	nsenter --net=/run/netns/"$TB_RTR" setpriv --reuid=65534 --regid=65534 --clear-groups \
 	"$FASTPATH_BIN" --pin-dir "$TB_PIN" attach r0
