@@ -3,6 +3,7 @@
  * xdp-fastpath: forwards packets of flows the firewall has accepted, NAT applied, straight
  * to the egress interface. Everything else goes to the kernel unchanged, its reason counted.
  *
+ *   [--steer: hash the flow, hand it to that flow's CPU, go on there]
  *   parse L2 -> upper device -> parse L3 -> heartbeat -> cheap checks -> flow lookup
  *         -> next hop -> MTU -> egress -> L2 resize -> rewrite -> redirect
  *
@@ -56,6 +57,15 @@ struct {
 	__type(key, __u32);
 	__type(value, __u32);
 } fp_tx_ports SEC(".maps");
+
+/* --steer: one entry per CPU, running xdp_fastpath_cpu there. Sized by the loader to the
+ * number of possible CPUs. */
+struct {
+	__uint(type, BPF_MAP_TYPE_CPUMAP);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct bpf_cpumap_val);
+} fp_cpus SEC(".maps");
 
 /* Userspace only: the daemon's counters, pinned beside the rest for operators. */
 struct {
@@ -129,24 +139,19 @@ static __always_inline enum fp_stat fp_check_tcp(const struct fp_pkt *pkt,
 	return FP_CONTINUE;
 }
 
-SEC("xdp")
-int xdp_fastpath(struct xdp_md *ctx)
+/* The fastpath proper, on the CPU the packet arrived on or, with --steer, its flow's. */
+static __always_inline int fp_forward(struct xdp_md *ctx, const struct fp_config *cfg)
 {
 	struct bpf_fib_lookup fib = {};
 	struct fp_flow_meta *meta;
 	struct fp_flow4 *flow4 = NULL;
 	struct fp_flow6 *flow6 = NULL;
-	struct fp_config *cfg;
 	struct fp_pkt pkt = {};
 	__u32 ingress = ctx->ingress_ifindex;
-	__u32 zero = 0;
 	enum fp_stat reason;
 	__u16 l2_len;
 	__u64 now;
 
-	cfg = bpf_map_lookup_elem(&fp_config, &zero);
-	if (!cfg)
-		return XDP_PASS; /* cannot happen: an array's entry */
 	reason = fp_parse_l2(ctx, &pkt);
 	if (reason == FP_CONTINUE)
 		reason = fp_l2_ingress(&pkt, cfg, &ingress);
@@ -237,6 +242,67 @@ int xdp_fastpath(struct xdp_md *ctx)
 	fp_count(FP_STAT_FORWARDED, 1);
 	fp_count(FP_STAT_FORWARDED_BYTES, pkt.l3_len);
 	return bpf_redirect_map(&fp_tx_ports, meta->oif, 0);
+}
+
+/*
+ * --steer: hands the packet to its flow's CPU through fp_cpus, like RPS does for the
+ * kernel's path, for NICs with fewer receive queues than the router has cores. The CPU
+ * comes from a hash of addresses and ports, so a flow's packets stay in order. False if
+ * the packet is to be handled here (not TCP/UDP over IP, or no entry for that CPU).
+ */
+static __always_inline bool fp_steer(struct xdp_md *ctx, const struct fp_config *cfg)
+{
+	struct fp_pkt pkt = {};
+	__u32 hash, cpu;
+
+	if (fp_parse_l2(ctx, &pkt) != FP_CONTINUE || fp_parse_l3(ctx, &pkt) != FP_CONTINUE)
+		return false;
+	if (pkt.ipv6) {
+		const struct ipv6hdr *ip6h = pkt.l3;
+
+		hash = 0;
+#pragma unroll
+		for (int i = 0; i < 4; i++)
+			hash ^= ip6h->saddr.in6_u.u6_addr32[i] ^ ip6h->daddr.in6_u.u6_addr32[i];
+	} else {
+		const struct iphdr *iph = pkt.l3;
+
+		hash = iph->saddr ^ iph->daddr;
+	}
+	hash ^= *(const __u32 *)pkt.ports;
+	hash *= 0x9e3779b1; /* Fibonacci hashing: the high bits mix every input bit */
+	hash ^= hash >> 16;
+	cpu = hash % cfg->steer_cpus;
+	/* No entry for that CPU (offline): 0 comes back, and the packet is handled here. */
+	if (bpf_redirect_map(&fp_cpus, cpu, 0) != XDP_REDIRECT)
+		return false;
+	fp_count(FP_STAT_STEERED, 1);
+	return true;
+}
+
+SEC("xdp")
+int xdp_fastpath(struct xdp_md *ctx)
+{
+	__u32 zero = 0;
+	struct fp_config *cfg = bpf_map_lookup_elem(&fp_config, &zero);
+
+	if (!cfg)
+		return XDP_PASS; /* cannot happen: an array's entry */
+	if (cfg->steer_cpus && fp_steer(ctx, cfg))
+		return XDP_REDIRECT;
+	return fp_forward(ctx, cfg);
+}
+
+/* Run by a fp_cpus entry on the CPU a packet was steered to. */
+SEC("xdp/cpumap")
+int xdp_fastpath_cpu(struct xdp_md *ctx)
+{
+	__u32 zero = 0;
+	struct fp_config *cfg = bpf_map_lookup_elem(&fp_config, &zero);
+
+	if (!cfg)
+		return XDP_PASS;
+	return fp_forward(ctx, cfg);
 }
 
 char LICENSE[] SEC("license") = "GPL";

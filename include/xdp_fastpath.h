@@ -20,6 +20,8 @@
 #define FP_MAP_INGRESS	"fp_ingress"
 #define FP_MAP_EGRESS	"fp_egress"
 #define FP_MAP_FDB	"fp_fdb"
+#define FP_MAP_CPUS	"fp_cpus"
+#define FP_PROG_CPU_NAME "xdp_fastpath_cpu" /* the fastpath, run by a cpumap entry (--steer) */
 #define FP_PROG_NAME	"xdp_fastpath"
 
 #define FP_DEFAULT_FLOWS    65536 /* per family, set at load time */
@@ -113,6 +115,8 @@ struct fp_config {
 	__u64 lease_ns;	    /* heartbeat older than this: pass everything; 0 = no lease */
 	__u32 nh_gen;	    /* current next-hop generation, never 0 */
 	__u32 flags;	    /* FP_CONFIG_* */
+	__u32 steer_cpus;   /* --steer: spread packets by flow over CPUs 0..n-1; 0 = off */
+	__u32 pad;
 };
 
 /*
@@ -204,7 +208,8 @@ struct fp_daemon_state {
 /*
  * Per-CPU counters, one per outcome. X(enum suffix, name shown to users).
  * Every packet the program sees is counted in exactly one FP_STAT_PASS_* or in
- * FP_STAT_FORWARDED (FP_STAT_FORWARDED_BYTES adds its L3 length).
+ * FP_STAT_FORWARDED (FP_STAT_FORWARDED_BYTES adds its L3 length). FP_STAT_STEERED counts
+ * packets handed to another CPU (--steer), which counts them again by their outcome.
  */
 #define FP_STATS(X)                                                                                \
 	X(FORWARDED, "forwarded")                                                                  \
@@ -228,7 +233,8 @@ struct fp_daemon_state {
 	X(PASS_NO_FDB, "pass_no_fdb")                                                              \
 	X(PASS_EGRESS, "pass_egress_not_attached")                                                 \
 	X(PASS_MTU, "pass_mtu")                                                                    \
-	X(PASS_NO_HEADROOM, "pass_no_headroom")
+	X(PASS_NO_HEADROOM, "pass_no_headroom")                                                    \
+	X(STEERED, "steered")
 
 #define FP_STAT_ENUM(id, name) FP_STAT_##id,
 enum fp_stat { FP_STATS(FP_STAT_ENUM) FP_STAT_MAX };
@@ -249,7 +255,7 @@ _Static_assert(sizeof(struct fp_ingress_key) == 8, "fp_ingress_key layout");
 _Static_assert(sizeof(struct fp_ingress) == 16, "fp_ingress layout");
 _Static_assert(sizeof(struct fp_egress) == 24, "fp_egress layout");
 _Static_assert(sizeof(struct fp_fdb_key) == 12, "fp_fdb_key layout");
-_Static_assert(sizeof(struct fp_config) == 24, "fp_config layout");
+_Static_assert(sizeof(struct fp_config) == 32, "fp_config layout");
 _Static_assert(sizeof(struct fp_daemon_state) == 120, "fp_daemon_state layout");
 
 #endif /* XDP_FASTPATH_H */

@@ -28,6 +28,7 @@ struct fp_options {
 	const char *log_file;  /* --log-file: the background daemon's log instead of syslog */
 	uint32_t event_buffer; /* --event-buffer: conntrack event socket buffer, bytes */
 	bool allow_shaping;    /* --allow-shaping: attach to interfaces with a shaping qdisc */
+	bool steer;	       /* --steer: spread packets over CPUs by flow (steer.c) */
 };
 
 /* An open instance: the pinned program and maps of one pin directory. */
@@ -38,6 +39,7 @@ struct fp_instance {
 	uint32_t prog_id;
 	int flows4_fd, flows6_fd, stats_fd, config_fd, tx_ports_fd, daemon_fd;
 	int ingress_fd, egress_fd, fdb_fd; /* layer 2 below routed interfaces (topology.c) */
+	int cpus_fd;			   /* --steer's cpumap (steer.c) */
 };
 
 /* Errors: one line on stderr, "xdp-fastpath: ...". */
@@ -72,6 +74,10 @@ int fp_read_config(const struct fp_instance *inst, struct fp_config *cfg);
 int fp_write_config(const struct fp_instance *inst, const struct fp_config *cfg);
 int fp_read_stats(const struct fp_instance *inst, uint64_t stats[FP_STAT_MAX]);
 int fp_tx_ports(const struct fp_instance *inst, uint32_t *ifindexes, int max);
+
+/* steer.c */
+/* --steer: a cpumap entry running the fastpath on every online CPU, and the config on. */
+int fp_steer_enable(const struct fp_instance *inst);
 void fp_run_paths(const struct fp_instance *inst, char *pid, char *lock, size_t len);
 
 /* flows.c */

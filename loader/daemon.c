@@ -129,7 +129,9 @@ static void write_heartbeat(struct daemon *d, uint64_t now, bool bump_gen)
 	cfg.heartbeat_ns = now;
 	/* The lease is the running daemon's (--lease): a clean stop may have shortened it. */
 	cfg.lease_ns = (uint64_t)d->opt->lease_s * 1000000000ull;
-	cfg.flags = d->topo.bridge_ports ? FP_CONFIG_BRIDGE_PORTS : 0;
+	cfg.flags &= ~FP_CONFIG_BRIDGE_PORTS;
+	if (d->topo.bridge_ports)
+		cfg.flags |= FP_CONFIG_BRIDGE_PORTS;
 	/* New bridge ports, VLANs or FDB entries: every cached next hop may be wrong. */
 	bump_gen |= d->cs.topology_changed;
 	d->cs.topology_changed = false;

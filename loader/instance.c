@@ -26,16 +26,16 @@
 
 #define FP_RUN_DIR "/run/xdp-fastpath"
 
-static const char *const map_names[] = {FP_MAP_FLOWS4,	FP_MAP_FLOWS6,	 FP_MAP_STATS,
-					FP_MAP_CONFIG,	FP_MAP_TX_PORTS, FP_MAP_DAEMON,
-					FP_MAP_INGRESS, FP_MAP_EGRESS,	 FP_MAP_FDB};
+static const char *const map_names[] = {
+	FP_MAP_FLOWS4, FP_MAP_FLOWS6,  FP_MAP_STATS,  FP_MAP_CONFIG, FP_MAP_TX_PORTS,
+	FP_MAP_DAEMON, FP_MAP_INGRESS, FP_MAP_EGRESS, FP_MAP_FDB,    FP_MAP_CPUS};
 
 /* The instance's map descriptors, in the order of map_names. */
 #define INSTANCE_MAP_FDS(inst)                                                                     \
 	{                                                                                          \
 		&(inst)->flows4_fd, &(inst)->flows6_fd, &(inst)->stats_fd, &(inst)->config_fd,     \
 			&(inst)->tx_ports_fd, &(inst)->daemon_fd, &(inst)->ingress_fd,             \
-			&(inst)->egress_fd, &(inst)->fdb_fd                                        \
+			&(inst)->egress_fd, &(inst)->fdb_fd, &(inst)->cpus_fd                      \
 	}
 
 static int pin_path(char *buf, size_t len, const char *dir, const char *name)
@@ -168,6 +168,8 @@ void fp_instance_unpin(const char *pin_dir)
 			unlink(path);
 	if (!pin_path(path, sizeof(path), pin_dir, FP_PROG_NAME))
 		unlink(path);
+	if (!pin_path(path, sizeof(path), pin_dir, FP_PROG_CPU_NAME))
+		unlink(path);
 	rmdir(pin_dir);
 }
 
@@ -188,6 +190,7 @@ int fp_instance_create(struct fp_instance *inst, const struct fp_options *opt)
 	}
 	bpf_map__set_max_entries(skel->maps.fp_flows4, opt->flows);
 	bpf_map__set_max_entries(skel->maps.fp_flows6, opt->flows);
+	bpf_map__set_max_entries(skel->maps.fp_cpus, libbpf_num_possible_cpus());
 	err = xdp_fastpath__load(skel);
 	if (err) {
 		fp_err("the kernel refused the XDP program: %s (run with -v for the verifier log)",
@@ -210,6 +213,10 @@ int fp_instance_create(struct fp_instance *inst, const struct fp_options *opt)
 	}
 	pin_path(path, sizeof(path), opt->pin_dir, FP_PROG_NAME);
 	err = bpf_program__pin(skel->progs.xdp_fastpath, path);
+	if (!err) {
+		pin_path(path, sizeof(path), opt->pin_dir, FP_PROG_CPU_NAME);
+		err = bpf_program__pin(skel->progs.xdp_fastpath_cpu, path);
+	}
 	if (err) {
 		fp_err("cannot pin %s: %s", path, strerror(-err));
 		goto out_unpin;

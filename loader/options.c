@@ -42,6 +42,8 @@ const char fp_usage_text[] =
 	"                       doubles after every overrun, up to 128 MiB\n"
 	"      --allow-shaping  attach even where a shaping qdisc (htb, tbf, hfsc, cake,\n"
 	"                       ingress) is: offloaded flows bypass it\n"
+	"      --steer          spread the fastpath's work over all CPUs by flow (cpumap),\n"
+	"                       for NICs with fewer receive queues than cores\n"
 	"  -p, --pin-dir DIR    pin directory (default " FP_DEFAULT_PIN_ROOT
 	", or $XDP_FASTPATH_PIN_DIR)\n"
 	"  -j, --json           machine-readable output\n"
@@ -94,6 +96,7 @@ int fp_options_parse(int argc, char **argv, struct fp_options *opt)
 		{"log-file", required_argument, NULL, 'L'},
 		{"event-buffer", required_argument, NULL, 'E'},
 		{"allow-shaping", no_argument, NULL, 'A'},
+		{"steer", no_argument, NULL, 'C'},
 		{"pin-dir", required_argument, NULL, 'p'},
 		{"json", no_argument, NULL, 'j'},
 		{"watch", no_argument, NULL, 'w'},
@@ -150,6 +153,9 @@ int fp_options_parse(int argc, char **argv, struct fp_options *opt)
 			break;
 		case 'A':
 			opt->allow_shaping = true;
+			break;
+		case 'C':
+			opt->steer = true;
 			break;
 		case 'L':
 			opt->log_file = optarg;

@@ -56,7 +56,8 @@ int cmd_status(int argc, char **argv, struct fp_options *opt)
 	if (bpf_obj_get_info_by_fd(inst.flows4_fd, &info, &info_len) == 0)
 		max_flows = info.max_entries;
 	for (int i = FP_STAT_PASS_NOT_IP; i < FP_STAT_MAX; i++)
-		passed += stats[i];
+		if (i != FP_STAT_STEERED) /* counted again by its outcome */
+			passed += stats[i];
 	hb_age = cfg.heartbeat_ns ? (double)(now - cfg.heartbeat_ns) / 1e9 : -1;
 
 	if (opt->json) {
@@ -81,7 +82,8 @@ int cmd_status(int argc, char **argv, struct fp_options *opt)
 		       "\"overruns\": %llu, \"resyncs\": %llu, \"refreshed\": %llu, "
 		       "\"table_full\": %llu, \"errors\": %llu, \"firewall_changes\": %llu, "
 		       "\"fenced\": %llu, \"forwarded\": %llu, "
-		       "\"forwarded_bytes\": %llu, \"passed\": %llu}\n",
+		       "\"forwarded_bytes\": %llu, \"passed\": %llu, \"steer_cpus\": %u, "
+		       "\"steered\": %llu}\n",
 		       pid, hb_age, (double)cfg.lease_ns / 1e9, cfg.nh_gen, v4, v6, max_flows,
 		       (unsigned long long)ds.offloaded, (unsigned long long)ds.offload_total,
 		       (unsigned long long)ds.remove_total, (unsigned long long)ds.events,
@@ -90,7 +92,8 @@ int cmd_status(int argc, char **argv, struct fp_options *opt)
 		       (unsigned long long)ds.errors, (unsigned long long)ds.firewall_changes,
 		       (unsigned long long)ds.fenced, (unsigned long long)stats[FP_STAT_FORWARDED],
 		       (unsigned long long)stats[FP_STAT_FORWARDED_BYTES],
-		       (unsigned long long)passed);
+		       (unsigned long long)passed, cfg.steer_cpus,
+		       (unsigned long long)stats[FP_STAT_STEERED]);
 		fp_instance_close(&inst);
 		return 0;
 	}
@@ -131,6 +134,9 @@ int cmd_status(int argc, char **argv, struct fp_options *opt)
 		printf("firewall    %llu changes seen; %llu connections kept in the kernel since\n",
 		       (unsigned long long)ds.firewall_changes, (unsigned long long)ds.fenced);
 	printf("next hops   generation %u\n", cfg.nh_gen);
+	if (cfg.steer_cpus)
+		printf("steering    by flow over CPUs 0-%u (cpumap), %llu packets handed over\n",
+		       cfg.steer_cpus - 1, (unsigned long long)stats[FP_STAT_STEERED]);
 	printf("traffic     %llu packets (%llu bytes) forwarded, %llu passed to the kernel\n",
 	       (unsigned long long)stats[FP_STAT_FORWARDED],
 	       (unsigned long long)stats[FP_STAT_FORWARDED_BYTES], (unsigned long long)passed);

@@ -76,8 +76,11 @@ void fx_setup(void)
 	fx.port_ifindex = if_nametoindex("fp_port");
 	fx.nr_cpus = libbpf_num_possible_cpus();
 
-	fx.skel = xdp_fastpath__open_and_load();
+	fx.skel = xdp_fastpath__open();
 	if (!fx.skel)
+		DIE("opening the XDP program failed: %s", strerror(errno));
+	bpf_map__set_max_entries(fx.skel->maps.fp_cpus, fx.nr_cpus);
+	if (xdp_fastpath__load(fx.skel))
 		DIE("loading the XDP program failed: %s", strerror(errno));
 	fx.prog_fd = bpf_program__fd(fx.skel->progs.xdp_fastpath);
 	fx_reset();

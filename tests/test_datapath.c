@@ -5,10 +5,13 @@
  * scratch with fully computed checksums, never derived from the program's output.
  */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
 #include <linux/bpf.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 
 #include "fixture.h"
 #include "packet.h"
@@ -906,6 +909,65 @@ static void test_flow_counters(void)
 	tl_case_end();
 }
 
+/*
+ * --steer: with a cpumap entry for every CPU the frame is handed over untouched (the entry's
+ * program does the work, on that CPU); with none it is forwarded where it arrived.
+ */
+static void test_steering(void)
+{
+	const struct dp_case *c = &cases[0]; /* ipv4 tcp snat lan->wan */
+	static uint8_t in[PKT_MAX], out[PKT_MAX], want[PKT_MAX];
+	uint64_t before[FP_STAT_MAX], after[FP_STAT_MAX];
+	int cpus_fd = bpf_map__fd(fx.skel->maps.fp_cpus);
+	struct fp_config cfg = {.nh_gen = 1, .steer_cpus = fx.nr_cpus};
+	struct fp_flow_meta meta;
+	uint32_t out_len;
+	size_t in_len, want_len;
+	int verdict;
+
+	tl_case_begin("steering hands the frame to its flow's cpu, untouched");
+	fx_reset();
+	fx_set_config(&cfg);
+	install_flow(c);
+	for (int cpu = 0; cpu < fx.nr_cpus; cpu++) {
+		struct bpf_cpumap_val val = {
+			.qsize = 64, .bpf_prog.fd = bpf_program__fd(fx.skel->progs.xdp_fastpath_cpu)};
+		uint32_t key = cpu;
+
+		if (bpf_map_update_elem(cpus_fd, &key, &val, 0))
+			DIE("cpumap entry %d: %s", cpu, strerror(errno));
+	}
+	in_len = pkt_build(&c->in, in);
+	fx_read_stats(before);
+	verdict = fx_run(in, in_len, fx.lan_ifindex, out, &out_len);
+	fx_read_stats(after);
+	CHECK(verdict == XDP_REDIRECT, "verdict %d, want a redirect (to the cpumap)", verdict);
+	CHECK(out_len == in_len && !memcmp(out, in, in_len), "the frame was modified");
+	for (int i = 0; i < FP_STAT_MAX; i++)
+		CHECK(after[i] - before[i] == (i == FP_STAT_STEERED), "counter %s moved by %llu",
+		      fp_stat_names[i], (unsigned long long)(after[i] - before[i]));
+	CHECK(read_flow_meta(c, &meta) && meta.packets == 0, "the flow counted it already");
+	tl_case_end();
+
+	tl_case_begin("steering to a cpu without a cpumap entry forwards where it arrived");
+	for (int cpu = 0; cpu < fx.nr_cpus; cpu++) {
+		uint32_t key = cpu;
+
+		bpf_map_delete_elem(cpus_fd, &key);
+	}
+	fx_read_stats(before);
+	verdict = fx_run(in, in_len, fx.lan_ifindex, out, &out_len);
+	fx_read_stats(after);
+	want_len = build_expected(c, want);
+	CHECK(verdict == XDP_REDIRECT && out_len == want_len && !memcmp(out, want, want_len),
+	      "not forwarded as without steering");
+	CHECK(after[FP_STAT_FORWARDED] - before[FP_STAT_FORWARDED] == 1 &&
+		      after[FP_STAT_STEERED] == before[FP_STAT_STEERED],
+	      "counted as steered, or not as forwarded");
+	fx_reset();
+	tl_case_end();
+}
+
 void test_datapath(void)
 {
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
@@ -913,4 +975,5 @@ void test_datapath(void)
 	test_nexthop_generation();
 	test_nexthop_mark();
 	test_flow_counters();
+	test_steering();
 }

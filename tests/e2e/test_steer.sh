@@ -1,0 +1,61 @@
+#!/bin/bash
+# --steer: the program on the port hands each packet to its flow's CPU through a cpumap,
+# whose entry runs the fastpath there. Traffic must arrive intact and NATed as without
+# steering, and packets that all arrive on one CPU must be forwarded on several.
+#
+# All UDP endpoints run on CPU 0, so every packet reaches the router's XDP on CPU 0 (a veth
+# receives on the sender's CPU): without steering all forwarding happens there (checked
+# first, the control), with it the flows spread over the CPUs.
+. "$(dirname "$0")/testbed.sh"
+tb_setup
+cpus=$(nproc)
+
+# forwarded_by_cpu: the per-CPU counts of forwarded packets (entry 0 of fp_stats, by BTF).
+forwarded_by_cpu() {
+	bpftool map dump pinned "$TB_PIN/fp_stats" -j |
+		jq -c '[.[].formatted | select(.key == 0) | .values[].value]'
+}
+# udp_on_cpu0 FIRST_PORT: eight conversations of 2000 datagrams, endpoints on CPU 0; prints
+# how many CPUs forwarded more than 1000 of them.
+udp_on_cpu0() {
+	local before after pids=() port
+	before=$(forwarded_by_cpu)
+	for port in $(seq "$1" $(($1 + 7))); do
+		srv taskset -c 0 "$FP_UDP" server "$port" >/dev/null &
+		TB_PIDS+=($!)
+		tb_wait 5 srv_udp_listening "$port"
+		cli taskset -c 0 "$FP_UDP" client 198.19.2.2 "$port" 2000 >/dev/null &
+		pids+=($!)
+	done
+	for pid in "${pids[@]}"; do
+		wait "$pid" || tb_log "  a UDP conversation failed"
+	done
+	after=$(forwarded_by_cpu)
+	tb_log "  forwarded by CPU: before $before, after $after"
+	jq -n --argjson a "$after" --argjson b "$before" \
+		'[range(0; $a | length) | select($a[.] - $b[.] > 1000)] | length'
+}
+
+tb_attach || exit 1
+check "without --steer, packets arriving on CPU 0 are forwarded on CPU 0 only (control)" \
+	eq "$(udp_on_cpu0 6000)" 1
+
+fastpath detach >/dev/null
+tb_attach --steer || exit 1
+check "attach --steer turns steering on over every CPU" eq "$(tb_status | jq .steer_cpus)" "$cpus"
+fastpath status | grep -q "^steering    by flow over CPUs 0-$((cpus - 1))" ||
+	check "status prints the steering line" false
+file=$(tb_random_file 50)
+want=$(sha256sum <"$file" | cut -d' ' -f1)
+tb_share_start
+steered0=$(tb_stat steered)
+check "download of 50 MB arrives intact" eq "$(tb_tcp_transfer "$file" down)" "$want"
+check "the server saw the router's WAN address" eq "$(cat "$TB_TMP/peer")" 198.19.2.1
+busy=$(udp_on_cpu0 6100)
+[ "$cpus" -ge 2 ] && check "with --steer, they are forwarded on more than one CPU" ge "$busy" 2
+check "the fastpath carried >= 90% of the packets" ge "$(tb_share_percent)" 90
+fwd=$(($(tb_stat forwarded) - TB_FWD0)) steered=$(($(tb_stat steered) - steered0))
+tb_log "  forwarded $fwd, steered $steered"
+check "every forwarded packet was steered first" ge "$steered" "$fwd"
+check "no packet was dropped as invalid" eq "$(tb_invalid_dropped)" 0
+tb_done
