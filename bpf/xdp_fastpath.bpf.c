@@ -67,6 +67,14 @@ struct {
 	__type(value, struct bpf_cpumap_val);
 } fp_cpus SEC(".maps");
 
+/* --steer: the CPUs to spread over, fp_config.steer_cpus of them from slot 0. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, FP_MAX_CPUS);
+	__type(key, __u32);
+	__type(value, __u32);
+} fp_steer SEC(".maps");
+
 /* Userspace only: the daemon's counters, pinned beside the rest for operators. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -250,10 +258,10 @@ static __always_inline int fp_forward(struct xdp_md *ctx, const struct fp_config
  * comes from a hash of addresses and ports, so a flow's packets stay in order. False if
  * the packet is to be handled here (not TCP/UDP over IP, or no entry for that CPU).
  */
-static __always_inline bool fp_steer(struct xdp_md *ctx, const struct fp_config *cfg)
+static __always_inline bool fp_steer_to_cpu(struct xdp_md *ctx, const struct fp_config *cfg)
 {
 	struct fp_pkt pkt = {};
-	__u32 hash, cpu;
+	__u32 hash, slot, *cpu;
 
 	if (fp_parse_l2(ctx, &pkt) != FP_CONTINUE || fp_parse_l3(ctx, &pkt) != FP_CONTINUE)
 		return false;
@@ -272,9 +280,10 @@ static __always_inline bool fp_steer(struct xdp_md *ctx, const struct fp_config 
 	hash ^= *(const __u32 *)pkt.ports;
 	hash *= 0x9e3779b1; /* Fibonacci hashing: the high bits mix every input bit */
 	hash ^= hash >> 16;
-	cpu = hash % cfg->steer_cpus;
+	slot = hash % cfg->steer_cpus;
+	cpu = bpf_map_lookup_elem(&fp_steer, &slot);
 	/* No entry for that CPU (offline): 0 comes back, and the packet is handled here. */
-	if (bpf_redirect_map(&fp_cpus, cpu, 0) != XDP_REDIRECT)
+	if (!cpu || bpf_redirect_map(&fp_cpus, *cpu, 0) != XDP_REDIRECT)
 		return false;
 	fp_count(FP_STAT_STEERED, 1);
 	return true;
@@ -288,7 +297,7 @@ int xdp_fastpath(struct xdp_md *ctx)
 
 	if (!cfg)
 		return XDP_PASS; /* cannot happen: an array's entry */
-	if (cfg->steer_cpus && fp_steer(ctx, cfg))
+	if (cfg->steer_cpus && fp_steer_to_cpu(ctx, cfg))
 		return XDP_REDIRECT;
 	return fp_forward(ctx, cfg);
 }

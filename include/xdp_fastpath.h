@@ -11,23 +11,25 @@
 #include <linux/types.h>
 
 /* Map names, as seen by bpftool and as pinned under the pin directory. */
-#define FP_MAP_FLOWS4	"fp_flows4"
-#define FP_MAP_FLOWS6	"fp_flows6"
-#define FP_MAP_STATS	"fp_stats"
-#define FP_MAP_CONFIG	"fp_config"
-#define FP_MAP_TX_PORTS "fp_tx_ports"
-#define FP_MAP_DAEMON	"fp_daemon"
-#define FP_MAP_INGRESS	"fp_ingress"
-#define FP_MAP_EGRESS	"fp_egress"
-#define FP_MAP_FDB	"fp_fdb"
-#define FP_MAP_CPUS	"fp_cpus"
+#define FP_MAP_FLOWS4	 "fp_flows4"
+#define FP_MAP_FLOWS6	 "fp_flows6"
+#define FP_MAP_STATS	 "fp_stats"
+#define FP_MAP_CONFIG	 "fp_config"
+#define FP_MAP_TX_PORTS	 "fp_tx_ports"
+#define FP_MAP_DAEMON	 "fp_daemon"
+#define FP_MAP_INGRESS	 "fp_ingress"
+#define FP_MAP_EGRESS	 "fp_egress"
+#define FP_MAP_FDB	 "fp_fdb"
+#define FP_MAP_CPUS	 "fp_cpus"
+#define FP_MAP_STEER	 "fp_steer"
 #define FP_PROG_CPU_NAME "xdp_fastpath_cpu" /* the fastpath, run by a cpumap entry (--steer) */
-#define FP_PROG_NAME	"xdp_fastpath"
+#define FP_PROG_NAME	 "xdp_fastpath"
 
 #define FP_DEFAULT_FLOWS    65536 /* per family, set at load time */
 #define FP_MAX_TX_PORTS	    64	  /* interfaces the fastpath may redirect to */
 #define FP_MAX_L2_IFACES    256	  /* fp_ingress and fp_egress entries */
 #define FP_MAX_FDB	    4096  /* bridge forwarding entries of bridges it serves */
+#define FP_MAX_CPUS	    256	  /* CPUs --steer can use */
 #define FP_DEFAULT_PIN_ROOT "/sys/fs/bpf/xdp-fastpath"
 
 /*
@@ -115,7 +117,7 @@ struct fp_config {
 	__u64 lease_ns;	    /* heartbeat older than this: pass everything; 0 = no lease */
 	__u32 nh_gen;	    /* current next-hop generation, never 0 */
 	__u32 flags;	    /* FP_CONFIG_* */
-	__u32 steer_cpus;   /* --steer: spread packets by flow over CPUs 0..n-1; 0 = off */
+	__u32 steer_cpus;   /* --steer: spread packets by flow over fp_steer[0..n-1]; 0 = off */
 	__u32 pad;
 };
 

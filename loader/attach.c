@@ -239,7 +239,7 @@ int cmd_attach(int argc, char **argv, struct fp_options *opt)
 	lock_fd = fp_instance_lock(&inst);
 	if (lock_fd < 0)
 		goto out_undo;
-	if (opt->steer && fp_steer_enable(&inst))
+	if (opt->steer && fp_steer_enable(&inst, opt->steer_cpus))
 		goto out_undo;
 	for (; done < argc; done++) {
 		if (attach_one(&inst, &ifs[done], opt->mode)) {

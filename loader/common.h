@@ -24,11 +24,12 @@ struct fp_options {
 	uint32_t scan_ms;    /* --scan-ms */
 	uint32_t skip_mark;  /* --skip-mark MARK[/MASK] */
 	uint32_t skip_mask;
-	int verbose;	       /* -v */
-	const char *log_file;  /* --log-file: the background daemon's log instead of syslog */
-	uint32_t event_buffer; /* --event-buffer: conntrack event socket buffer, bytes */
-	bool allow_shaping;    /* --allow-shaping: attach to interfaces with a shaping qdisc */
-	bool steer;	       /* --steer: spread packets over CPUs by flow (steer.c) */
+	int verbose;		/* -v */
+	const char *log_file;	/* --log-file: the background daemon's log instead of syslog */
+	uint32_t event_buffer;	/* --event-buffer: conntrack event socket buffer, bytes */
+	bool allow_shaping;	/* --allow-shaping: attach to interfaces with a shaping qdisc */
+	bool steer;		/* --steer: spread packets over CPUs by flow (steer.c) */
+	const char *steer_cpus; /* --steer=LIST: over these CPUs only; NULL: all online */
 };
 
 /* An open instance: the pinned program and maps of one pin directory. */
@@ -39,7 +40,7 @@ struct fp_instance {
 	uint32_t prog_id;
 	int flows4_fd, flows6_fd, stats_fd, config_fd, tx_ports_fd, daemon_fd;
 	int ingress_fd, egress_fd, fdb_fd; /* layer 2 below routed interfaces (topology.c) */
-	int cpus_fd;			   /* --steer's cpumap (steer.c) */
+	int cpus_fd, steer_fd;		   /* --steer's cpumap and CPU list (steer.c) */
 };
 
 /* Errors: one line on stderr, "xdp-fastpath: ...". */
@@ -55,6 +56,9 @@ static inline uint64_t fp_elapsed_ns(uint64_t now, uint64_t then)
 	return now > then ? now - then : 0;
 }
 int fp_ifname(int ifindex, char *buf); /* "?" when unknown; buf of IF_NAMESIZE */
+/* A CPU list ("0-3,5", as in /sys/devices/system/cpu/online) into set[0..max-1]: returns
+ * the highest CPU + 1, -EINVAL for bad syntax, -ERANGE for a CPU >= max. */
+int fp_parse_cpulist(const char *list, bool *set, int max);
 /* Every netlink message in buf lies within it (see util.c). */
 bool fp_nlmsg_stream_ok(const void *buf, size_t len);
 int fp_nl_error(void); /* -errno after mnl_cb_run() failed, always a valid one */
@@ -76,8 +80,9 @@ int fp_read_stats(const struct fp_instance *inst, uint64_t stats[FP_STAT_MAX]);
 int fp_tx_ports(const struct fp_instance *inst, uint32_t *ifindexes, int max);
 
 /* steer.c */
-/* --steer: a cpumap entry running the fastpath on every online CPU, and the config on. */
-int fp_steer_enable(const struct fp_instance *inst);
+/* --steer: a cpumap entry running the fastpath on each CPU of cpus (a CPU list, NULL: all
+ * online), and the config on. */
+int fp_steer_enable(const struct fp_instance *inst, const char *cpus);
 void fp_run_paths(const struct fp_instance *inst, char *pid, char *lock, size_t len);
 
 /* flows.c */

@@ -27,15 +27,15 @@
 #define FP_RUN_DIR "/run/xdp-fastpath"
 
 static const char *const map_names[] = {
-	FP_MAP_FLOWS4, FP_MAP_FLOWS6,  FP_MAP_STATS,  FP_MAP_CONFIG, FP_MAP_TX_PORTS,
-	FP_MAP_DAEMON, FP_MAP_INGRESS, FP_MAP_EGRESS, FP_MAP_FDB,    FP_MAP_CPUS};
+	FP_MAP_FLOWS4,	FP_MAP_FLOWS6, FP_MAP_STATS, FP_MAP_CONFIG, FP_MAP_TX_PORTS, FP_MAP_DAEMON,
+	FP_MAP_INGRESS, FP_MAP_EGRESS, FP_MAP_FDB,   FP_MAP_CPUS,   FP_MAP_STEER};
 
 /* The instance's map descriptors, in the order of map_names. */
 #define INSTANCE_MAP_FDS(inst)                                                                     \
 	{                                                                                          \
 		&(inst)->flows4_fd, &(inst)->flows6_fd, &(inst)->stats_fd, &(inst)->config_fd,     \
 			&(inst)->tx_ports_fd, &(inst)->daemon_fd, &(inst)->ingress_fd,             \
-			&(inst)->egress_fd, &(inst)->fdb_fd, &(inst)->cpus_fd                      \
+			&(inst)->egress_fd, &(inst)->fdb_fd, &(inst)->cpus_fd, &(inst)->steer_fd   \
 	}
 
 static int pin_path(char *buf, size_t len, const char *dir, const char *name)

@@ -42,8 +42,9 @@ const char fp_usage_text[] =
 	"                       doubles after every overrun, up to 128 MiB\n"
 	"      --allow-shaping  attach even where a shaping qdisc (htb, tbf, hfsc, cake,\n"
 	"                       ingress) is: offloaded flows bypass it\n"
-	"      --steer          spread the fastpath's work over all CPUs by flow (cpumap),\n"
-	"                       for NICs with fewer receive queues than cores\n"
+	"      --steer[=CPUS]   spread the fastpath's work by flow over all CPUs, or those\n"
+	"                       listed (e.g. 1-3), with a cpumap: for NICs with fewer\n"
+	"                       receive queues than cores\n"
 	"  -p, --pin-dir DIR    pin directory (default " FP_DEFAULT_PIN_ROOT
 	", or $XDP_FASTPATH_PIN_DIR)\n"
 	"  -j, --json           machine-readable output\n"
@@ -96,7 +97,7 @@ int fp_options_parse(int argc, char **argv, struct fp_options *opt)
 		{"log-file", required_argument, NULL, 'L'},
 		{"event-buffer", required_argument, NULL, 'E'},
 		{"allow-shaping", no_argument, NULL, 'A'},
-		{"steer", no_argument, NULL, 'C'},
+		{"steer", optional_argument, NULL, 'C'},
 		{"pin-dir", required_argument, NULL, 'p'},
 		{"json", no_argument, NULL, 'j'},
 		{"watch", no_argument, NULL, 'w'},
@@ -154,9 +155,18 @@ int fp_options_parse(int argc, char **argv, struct fp_options *opt)
 		case 'A':
 			opt->allow_shaping = true;
 			break;
-		case 'C':
+		case 'C': {
+			bool cpus[FP_MAX_CPUS];
+
 			opt->steer = true;
+			opt->steer_cpus = optarg;
+			if (optarg && fp_parse_cpulist(optarg, cpus, FP_MAX_CPUS) < 0) {
+				fp_err("invalid value for --steer: '%s' (a CPU list, e.g. 1-3)",
+				       optarg);
+				return FP_PARSE_ERROR;
+			}
 			break;
+		}
 		case 'L':
 			opt->log_file = optarg;
 			break;

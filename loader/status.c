@@ -134,9 +134,17 @@ int cmd_status(int argc, char **argv, struct fp_options *opt)
 		printf("firewall    %llu changes seen; %llu connections kept in the kernel since\n",
 		       (unsigned long long)ds.firewall_changes, (unsigned long long)ds.fenced);
 	printf("next hops   generation %u\n", cfg.nh_gen);
-	if (cfg.steer_cpus)
-		printf("steering    by flow over CPUs 0-%u (cpumap), %llu packets handed over\n",
-		       cfg.steer_cpus - 1, (unsigned long long)stats[FP_STAT_STEERED]);
+	if (cfg.steer_cpus) {
+		printf("steering    by flow over CPU%s", cfg.steer_cpus > 1 ? "s" : "");
+		for (uint32_t slot = 0; slot < cfg.steer_cpus; slot++) {
+			uint32_t cpu = 0;
+
+			bpf_map_lookup_elem(inst.steer_fd, &slot, &cpu);
+			printf("%s%u", slot ? "," : " ", cpu);
+		}
+		printf(" (cpumap), %llu packets handed over\n",
+		       (unsigned long long)stats[FP_STAT_STEERED]);
+	}
 	printf("traffic     %llu packets (%llu bytes) forwarded, %llu passed to the kernel\n",
 	       (unsigned long long)stats[FP_STAT_FORWARDED],
 	       (unsigned long long)stats[FP_STAT_FORWARDED_BYTES], (unsigned long long)passed);

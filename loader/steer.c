@@ -7,6 +7,7 @@
  * on the fastpath, or building the skb for the kernel's path, on that CPU.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -18,48 +19,44 @@
 #define STEER_QUEUE_SIZE 2048 /* frames queued per CPU, as in the kernel's samples */
 #define ONLINE_CPUS	 "/sys/devices/system/cpu/online"
 
-/* The highest online CPU + 1, with online[cpu] set for each ("0-3,5"); -errno on error. */
-static int online_cpus(bool *online, int max)
+static int read_online(bool *online, int max)
 {
+	char buf[4096];
 	FILE *f = fopen(ONLINE_CPUS, "re");
-	int first, last, n = 0;
-	char sep;
+	int n;
 
 	if (!f)
 		return -errno;
-	memset(online, 0, max * sizeof(*online));
-	while (fscanf(f, "%d", &first) == 1) {
-		last = first;
-		if (fscanf(f, "%c", &sep) == 1 && sep == '-' && fscanf(f, "%d%c", &last, &sep) < 1)
-			break;
-		for (int cpu = first; cpu <= last && cpu < max; cpu++) {
-			online[cpu] = true;
-			if (cpu + 1 > n)
-				n = cpu + 1;
-		}
-		if (sep != ',')
-			break;
-	}
+	n = fgets(buf, sizeof(buf), f) ? fp_parse_cpulist(buf, online, max) : -EIO;
 	fclose(f);
-	return n ? n : -EINVAL;
+	return n;
 }
 
-int fp_steer_enable(const struct fp_instance *inst)
+int fp_steer_enable(const struct fp_instance *inst, const char *cpus)
 {
+	bool online[FP_MAX_CPUS], wanted[FP_MAX_CPUS];
 	struct bpf_map_info info = {};
-	uint32_t info_len = sizeof(info);
+	uint32_t info_len = sizeof(info), slots = 0;
 	char path[PATH_MAX];
 	struct fp_config cfg;
 	int prog_fd, nr, err = 0;
 
 	if (bpf_obj_get_info_by_fd(inst->cpus_fd, &info, &info_len))
 		return -errno;
-	bool online[info.max_entries];
-
-	nr = online_cpus(online, info.max_entries);
+	nr = read_online(online, FP_MAX_CPUS);
 	if (nr < 0) {
 		fp_err("--steer: cannot read %s: %s", ONLINE_CPUS, strerror(-nr));
 		return nr;
+	}
+	if (cpus)
+		nr = fp_parse_cpulist(cpus, wanted, FP_MAX_CPUS); /* checked by the option parser */
+	else
+		memcpy(wanted, online, sizeof(wanted));
+	for (int cpu = 0; cpu < nr; cpu++) {
+		if (wanted[cpu] && (!online[cpu] || (uint32_t)cpu >= info.max_entries)) {
+			fp_err("--steer: CPU %d is not online", cpu);
+			return -EINVAL;
+		}
 	}
 	if ((size_t)snprintf(path, sizeof(path), "%s/%s", inst->pin_dir, FP_PROG_CPU_NAME) >=
 	    sizeof(path))
@@ -69,24 +66,24 @@ int fp_steer_enable(const struct fp_instance *inst)
 		fp_err("--steer: %s: %s", path, strerror(errno));
 		return -errno;
 	}
-	for (int cpu = 0; cpu < nr; cpu++) {
+	for (uint32_t cpu = 0; cpu < (uint32_t)nr && !err; cpu++) {
 		struct bpf_cpumap_val val = {.qsize = STEER_QUEUE_SIZE, .bpf_prog.fd = prog_fd};
-		uint32_t key = cpu;
 
-		if (!online[cpu])
-			continue; /* its flows are handled where they arrive */
-		if (bpf_map_update_elem(inst->cpus_fd, &key, &val, 0)) {
+		if (!wanted[cpu])
+			continue;
+		if (bpf_map_update_elem(inst->cpus_fd, &cpu, &val, 0) ||
+		    bpf_map_update_elem(inst->steer_fd, &slots, &cpu, 0)) {
 			err = -errno;
-			fp_err("--steer: the kernel refused a cpumap entry for CPU %d: %s", cpu,
+			fp_err("--steer: the kernel refused the cpumap entry of CPU %u: %s", cpu,
 			       strerror(errno));
-			break;
 		}
+		slots++;
 	}
 	close(prog_fd);
 	if (!err)
 		err = fp_read_config(inst, &cfg);
 	if (!err) {
-		cfg.steer_cpus = nr;
+		cfg.steer_cpus = slots;
 		err = fp_write_config(inst, &cfg);
 	}
 	return err;

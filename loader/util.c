@@ -112,3 +112,35 @@ int fp_nl_error(void)
 {
 	return errno > 0 && errno < 4096 ? -errno : -EIO;
 }
+
+int fp_parse_cpulist(const char *list, bool *set, int max)
+{
+	const char *p = list;
+	int n = 0;
+
+	memset(set, 0, max * sizeof(*set));
+	for (;;) {
+		char *end;
+		long first = strtol(p, &end, 10), last = first;
+
+		if (end == p || first < 0)
+			return -EINVAL;
+		p = end;
+		if (*p == '-') {
+			last = strtol(++p, &end, 10);
+			if (end == p || last < first)
+				return -EINVAL;
+			p = end;
+		}
+		if (last >= max)
+			return -ERANGE;
+		for (long cpu = first; cpu <= last; cpu++)
+			set[cpu] = true;
+		if (last + 1 > n)
+			n = last + 1;
+		if (*p == '\n' || !*p)
+			return n;
+		if (*p++ != ',')
+			return -EINVAL;
+	}
+}

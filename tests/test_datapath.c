@@ -934,7 +934,8 @@ static void test_steering(void)
 			.qsize = 64, .bpf_prog.fd = bpf_program__fd(fx.skel->progs.xdp_fastpath_cpu)};
 		uint32_t key = cpu;
 
-		if (bpf_map_update_elem(cpus_fd, &key, &val, 0))
+		if (bpf_map_update_elem(cpus_fd, &key, &val, 0) ||
+		    bpf_map_update_elem(bpf_map__fd(fx.skel->maps.fp_steer), &key, &key, 0))
 			DIE("cpumap entry %d: %s", cpu, strerror(errno));
 	}
 	in_len = pkt_build(&c->in, in);

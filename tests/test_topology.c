@@ -101,6 +101,19 @@ static struct fp_instance fake_instance(void)
 	};
 }
 
+/* A topology reading the links in dump and one PPPoE session on pppoe_dev; maps reset. */
+static void fake_topology(struct fp_topology *t, const char *pppoe_path, const char *pppoe_dev,
+			  const char *dump, size_t len)
+{
+	fx_reset();
+	write_pppoe(pppoe_path, pppoe_dev);
+	if (topology_open(t))
+		DIE("topology_open");
+	t->pppoe_path = pppoe_path;
+	t->link_dump = dump;
+	t->link_dump_len = len;
+}
+
 static int count_entries(int fd)
 {
 	uint8_t key[16], next[16];
@@ -150,13 +163,7 @@ static void test_pppoe_on_vlan(const char *pppoe_path)
 	memcpy(want_pppoe_eg.dmac, fx_peer_mac, 6);
 
 	tl_case_begin("topology: pppoe on a vlan of an attached port");
-	fx_reset();
-	write_pppoe(pppoe_path, "fp_port.7");
-	if (topology_open(&t))
-		DIE("topology_open");
-	t.pppoe_path = pppoe_path;
-	t.link_dump = dump;
-	t.link_dump_len = put_links(dump, links, 3);
+	fake_topology(&t, pppoe_path, "fp_port.7", dump, put_links(dump, links, 3));
 
 	CHECK(topology_sync(&t, &inst, ports, 2) == 1, "the first sync changes the maps");
 	CHECK(served(&t, VLAN_IFINDEX) && served(&t, fx.wan_ifindex) && t.nr_served == 2,
@@ -238,13 +245,7 @@ static void test_not_served(const char *pppoe_path)
 	struct fp_topology t;
 
 	tl_case_begin("topology: ambiguous pppoe, vlan-filtering bridge, unattached vlan");
-	fx_reset();
-	write_pppoe(pppoe_path, "fp_port");
-	if (topology_open(&t))
-		DIE("topology_open");
-	t.pppoe_path = pppoe_path;
-	t.link_dump = dump;
-	t.link_dump_len = put_links(dump, links, 5);
+	fake_topology(&t, pppoe_path, "fp_port", dump, put_links(dump, links, 5));
 	CHECK(topology_sync(&t, &inst, ports, 2) == 0, "nothing to write");
 	CHECK(t.nr_served == 0 && !t.bridge_ports, "nothing served");
 	CHECK(count_entries(inst.ingress_fd) == 0 && count_entries(inst.egress_fd) == 0,

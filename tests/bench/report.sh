@@ -36,6 +36,28 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2fx", a / b; els
 			"$(mpps "$c") Mpps ($(mpps "$cmin")-$(mpps "$cmax")) | $(ratio "$f" "$k") | $(ratio "$f" "$c") |"
 		echo "$n $k $f $c" >>pps.dat.tmp
 	done
+	steer_paths=$(awk -F, 'NR > 1 && $3 ~ /^steer/ { print $3 }' raw.csv | sort -u)
+	if [ -n "$steer_paths" ]; then
+		echo
+		echo "## Multi-core steering (--steer)"
+		echo
+		echo "The same frames, xdp-fastpath attached with --steer (every CPU) or --steer=LIST:"
+		echo "the program on the port hashes each flow to one of the CPUs and a cpumap entry"
+		echo "forwards it there. This machine has $(nproc) CPUs; the generator runs on the CPU"
+		echo "where the frames arrive (as a NIC's interrupt would), and the sink takes CPU time too."
+		echo
+		echo "| flows | xdp-fastpath (2) | path | pps | /(2) |"
+		echo "| ---: | ---: | --- | ---: | ---: |"
+		for n in $(awk -F, 'NR > 1 { print $1 }' raw.csv | sort -nu); do
+			read -r f fmin fmax <<<"$(pps_of "$n" fastpath)"
+			for p in $steer_paths; do
+				read -r st stmin stmax <<<"$(pps_of "$n" "$p")"
+				echo "| $n | $(mpps "$f") Mpps ($(mpps "$fmin")-$(mpps "$fmax")) |" \
+					"--$p | $(mpps "$st") Mpps ($(mpps "$stmin")-$(mpps "$stmax")) |" \
+					"$(ratio "$st" "$f") |"
+			done
+		done
+	fi
 	echo
 	echo "## Cost, memory, setup"
 	echo
@@ -44,7 +66,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2fx", a / b; els
 			awk '{ v[NR] = $1 } END { printf "%.1f", v[int((NR + 1) / 2)] }')
 		bytes=$(extra "map_bytes_$n")
 		entries=$(extra "map_entries_$n")
-		echo "- $n flows: the XDP program costs $ns ns/packet (bpf_stats during the run);" \
+		echo "- $n flows: the XDP program costs $ns ns/packet (bpf_stats, in a run of its own);" \
 			"the IPv4 flow map holds $entries entries in $bytes bytes" \
 			"($(awk -v b="$bytes" -v e="$entries" 'BEGIN { if (e) printf "%.0f", b / e }') bytes per entry" \
 			"= per direction per flow); daemon RSS $(extra "daemon_rss_kb_$n") KiB;" \

@@ -14,6 +14,8 @@
 #   BENCH_FLOWS="1000 65536"  flow counts (add 1048576 for the 1M figure: needs time and RAM)
 #   BENCH_ROUNDS=3 BENCH_SECONDS=3 BENCH_TCP=1 (iperf3 TCP, 1 and 4 streams)
 #   BENCH_PPS=1 (0: only TCP)  BENCH_BURST=65536 (conntrack entries created at once; 0: none)
+#   BENCH_STEER="all 1" (also measure xdp-fastpath --steer and --steer=1 in each round;
+#                        "" for neither; the default on one CPU)
 #   BENCH_OUT=build/bench     results.md, raw.csv, pps.png
 set -u
 cd "$(dirname "$0")/../.." || exit 2
@@ -25,6 +27,7 @@ FLOWS=${BENCH_FLOWS:-1000 65536}
 ROUNDS=${BENCH_ROUNDS:-3}
 RUN_S=${BENCH_SECONDS:-3}
 DO_TCP=${BENCH_TCP:-1}
+if [ "$(nproc)" -ge 2 ]; then STEER=${BENCH_STEER-all 1}; else STEER=${BENCH_STEER-}; fi
 OUT=${BENCH_OUT:-build/bench}
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
@@ -102,7 +105,10 @@ prog_stats() { bpftool prog show id "$1" -j | jq -r '"\(.run_time_ns // 0) \(.ru
 
 echo "flows,round,path,pps" >"$RAW"
 : >"$OUT/extra.txt"
-sysctl -qw kernel.bpf_stats_enabled=1
+# bpf_stats makes every BPF program run read the clock twice (a paravirtual clock read
+# here: about a fifth of the CPU in a profile), so it is on only while the program's own
+# cost is measured, never while a packet rate is.
+sysctl -qw kernel.bpf_stats_enabled=0
 [ "${BENCH_PPS:-1}" = 1 ] || FLOWS=""
 for n in $FLOWS; do
 	log "$n flows: establishing through the kernel"
@@ -125,12 +131,16 @@ for n in $FLOWS; do
 		else
 			log "only $(offloaded) of $est offloaded"
 		fi
-		id=$(fastpath status --json | jq .program_id)
-		read -r ns0 cnt0 <<<"$(prog_stats "$id")"
 		pps=$(measure "$n")
-		read -r ns1 cnt1 <<<"$(prog_stats "$id")"
 		log "$n flows, round $r: fastpath $pps pps"
 		echo "$n,$r,fastpath,$pps" >>"$RAW"
+		# The program's own cost, in a run of its own with bpf_stats on.
+		id=$(fastpath status --json | jq .program_id)
+		sysctl -qw kernel.bpf_stats_enabled=1
+		read -r ns0 cnt0 <<<"$(prog_stats "$id")"
+		measure "$n" >/dev/null
+		read -r ns1 cnt1 <<<"$(prog_stats "$id")"
+		sysctl -qw kernel.bpf_stats_enabled=0
 		echo "ns_per_packet_${n}_$r=$(echo "($ns1 - $ns0) / ($cnt1 - $cnt0 + 1)" | bc -l)" >>"$OUT/extra.txt"
 		if [ "$r" = 1 ]; then
 			st=$(fastpath status --json)
@@ -142,6 +152,21 @@ for n in $FLOWS; do
 		fi
 		fastpath detach >/dev/null
 		napi_back
+
+		# 2b. the same with --steer (every CPU) and --steer=LIST (those CPUs): each flow's
+		# work on its CPU, through a cpumap. Path names: steer, steer=1, ...
+		for cpus in $STEER; do
+			arg=--steer path=steer
+			[ "$cpus" = all ] || { arg=--steer=$cpus; path=steer=$cpus; }
+			fastpath attach r0 r1 "$arg" --flows $((n * 2 > 65536 ? n * 2 : 65536)) \
+				--log-file "$TB_TMP/daemon.log" >/dev/null
+			wait_offloaded "$est" 300 >/dev/null || log "only $(offloaded) of $est offloaded"
+			pps=$(measure "$n")
+			log "$n flows, round $r: fastpath $arg $pps pps"
+			echo "$n,$r,$path,$pps" >>"$RAW"
+			fastpath detach >/dev/null
+			napi_back
+		done
 
 		# 3. the ceiling: a bare redirect, no lookup, no rewrite
 		bench_in "$TB_RTR" ceiling "$BPIN" r0 r1 "$S0" "$R1"

@@ -16,6 +16,7 @@ check "the systemd unit passes systemd-analyze verify" \
 sed -e "s/option enabled '0'/option enabled '1'/" -e "s/'eth0'/'r0'/" -e "s/'eth1'/'r1'/" \
 	-e "s/option flows '65536'/option flows '4096'/" \
 	-e "s/#option skip_mark '0x100\/0xff00'/option skip_mark '0x10\/0xf0'/" \
+	-e "s/option steer '0'/option steer '1'/" \
 	"$TB_ROOT/scripts/openwrt/xdp-fastpath.config" >"$TB_TMP/uci"
 cat >"$TB_TMP/procd-stubs.sh" <<'EOS'
 # A tiny reader of one UCI section ('main') and procd's command building, for the test.
@@ -39,7 +40,7 @@ build_cmd() {
 }
 mapfile -t cmd < <(build_cmd)
 check "the init script builds the command from the UCI config" eq "${cmd[*]}" \
-	"/usr/sbin/xdp-fastpath attach --foreground --flows 4096 --skip-mark 0x10/0xf0 r0 r1"
+	"/usr/sbin/xdp-fastpath attach --foreground --flows 4096 --skip-mark 0x10/0xf0 --steer r0 r1"
 # Run it: the command line as procd would, with this build and the test's pin directory.
 cmd[0]=$FASTPATH_BIN
 nsenter --net=/run/netns/"$TB_RTR" env JOURNAL_STREAM="$(stat -c %d:%i "$TB_TMP")" \
@@ -52,6 +53,7 @@ tb_share_start
 check "... which offloads a conversation" cli "$FP_UDP" client 198.19.2.2 6000 2000
 check "... (>= 90% on the fastpath)" ge "$(tb_share_percent)" 90
 check "... with the configured table size" eq "$(tb_status | jq .max_flows)" 4096
+check "... and steering on" eq "$(tb_status | jq .steer_cpus)" "$(nproc)"
 check "its stderr, not the journal, has no level prefixes" \
 	bash -c "grep -q '^xdp-fastpath: daemon running' $TB_TMP/foreground.log"
 fastpath detach >/dev/null
