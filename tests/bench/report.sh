@@ -36,7 +36,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2fx", a / b; els
 			"$(mpps "$c") Mpps ($(mpps "$cmin")-$(mpps "$cmax")) | $(ratio "$f" "$k") | $(ratio "$f" "$c") |"
 		echo "$n $k $f $c" >>pps.dat.tmp
 	done
-	steer_paths=$(awk -F, 'NR > 1 && $3 ~ /^steer/ { print $3 }' raw.csv | sort -u)
+	steer_paths=$(awk -F, 'NR > 1 && $3 ~ /steer/ { print $3 }' raw.csv | sort -u)
 	if [ -n "$steer_paths" ]; then
 		echo
 		echo "## Multi-core steering (--steer)"
@@ -46,14 +46,19 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2fx", a / b; els
 		echo "forwards it there. This machine has $(nproc) CPUs; the generator runs on the CPU"
 		echo "where the frames arrive (as a NIC's interrupt would), and the sink takes CPU time too."
 		echo
-		echo "| flows | xdp-fastpath (2) | path | pps | /(2) |"
-		echo "| ---: | ---: | --- | ---: | ---: |"
+		echo "kernel+steer: nothing offloaded (--skip-mark 0), the program only steers and the"
+		echo "kernel's NAT runs on the flow's CPU, as with RPS."
+		echo
+		echo "| flows | path | without steering | steered | ratio |"
+		echo "| ---: | --- | ---: | ---: | ---: |"
 		for n in $(awk -F, 'NR > 1 { print $1 }' raw.csv | sort -nu); do
-			read -r f fmin fmax <<<"$(pps_of "$n" fastpath)"
 			for p in $steer_paths; do
+				base=fastpath
+				[[ $p == kernel* ]] && base=kernel
+				read -r f fmin fmax <<<"$(pps_of "$n" "$base")"
 				read -r st stmin stmax <<<"$(pps_of "$n" "$p")"
-				echo "| $n | $(mpps "$f") Mpps ($(mpps "$fmin")-$(mpps "$fmax")) |" \
-					"--$p | $(mpps "$st") Mpps ($(mpps "$stmin")-$(mpps "$stmax")) |" \
+				echo "| $n | ${p/steer/--steer} | $(mpps "$f") Mpps ($(mpps "$fmin")-$(mpps "$fmax")) |" \
+					"$(mpps "$st") Mpps ($(mpps "$stmin")-$(mpps "$stmax")) |" \
 					"$(ratio "$st" "$f") |"
 			done
 		done

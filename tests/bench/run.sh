@@ -122,6 +122,21 @@ for n in $FLOWS; do
 		log "$n flows, round $r: kernel $pps pps"
 		echo "$n,$r,kernel,$pps" >>"$RAW"
 
+		# 1b. the kernel's path steered (RPS-like): --skip-mark 0 matches every connection
+		# here, so nothing is offloaded and the program only hands each frame to its flow's
+		# CPU, where the cpumap entry passes it to the kernel. Paths kernel+steer, ...
+		for cpus in $STEER; do
+			arg=--steer path=kernel+steer
+			[ "$cpus" = all ] || { arg=--steer=$cpus; path=kernel+steer=$cpus; }
+			fastpath attach r0 r1 "$arg" --skip-mark 0 --log-file "$TB_TMP/daemon.log" >/dev/null
+			pps=$(measure "$n")
+			log "$n flows, round $r: kernel, $arg $pps pps" \
+				"($(fastpath status --json | jq .forwarded) on the fastpath)"
+			echo "$n,$r,$path,$pps" >>"$RAW"
+			fastpath detach >/dev/null
+			napi_back
+		done
+
 		# 2. xdp-fastpath with its daemon; the first dump offloads the established flows
 		t0=$(date +%s.%N)
 		fastpath attach r0 r1 --flows $((n * 2 > 65536 ? n * 2 : 65536)) \
