@@ -67,6 +67,36 @@ check "... carried by the fastpath (>= 90%)" ge "$(tb_share_percent)" 90
 check "... none of it leaked to cli's port" ge $((50 * 1048576 / 100)) \
 	$(($(cli ip -s -j link show c0 | jq '.[0].stats64.rx.bytes') - c0_before))
 
+# cli2 moves to another port (r4, attached while the daemon runs) in the middle of a paced
+# download: the bridge learns its MAC there, the daemon follows the FDB, and the flow's
+# next packets leave by r4.
+srv timeout 60 sh -c "pv -q -L 5m '$file' | socat -u - TCP-LISTEN:5003,reuseaddr" &
+TB_PIDS+=($!)
+tb_wait 5 srv_listening 5003
+cli2 timeout 60 socat -u TCP:198.19.2.2:5003 "OPEN:$TB_TMP/cli2.moved,creat,trunc" &
+client=$!
+tb_wait 10 eval '[ "$(flow_to_cli2)" = "r1 r2" ]'
+ip link add c4 netns "$TB_CLI2" type veth peer name r4 netns "$TB_RTR"
+ip -n "$TB_RTR" link set r4 master brlan
+ip -n "$TB_RTR" link set r4 up
+fastpath attach r4 >/dev/null || check "attach r4 beside the running daemon" false
+# Move cli2's address and MAC from c2 to c4, and tell the bridge (a gratuitous ARP).
+mac=$(ip -n "$TB_CLI2" -j link show c2 | jq -r '.[0].address')
+ip -n "$TB_CLI2" link set c2 down
+ip -n "$TB_CLI2" link set c4 address "$mac"
+ip -n "$TB_CLI2" addr add 198.18.1.3/24 dev c4
+ip -n "$TB_CLI2" link set c4 up
+# After up: GRO set on a down veth leaves its peer unable to take XDP frames (redirects
+# to r4 would be dropped).
+cli2 ethtool -K c4 gro on tso off gso off tx off >/dev/null
+ip -n "$TB_CLI2" route replace default via 198.18.1.1 dev c4
+cli2 arping -c1 -U -I c4 198.18.1.3 >/dev/null 2>&1 || cli2 ping -c1 -W1 198.18.1.1 >/dev/null
+check "the flow to cli2 follows its MAC to r4" tb_wait 10 eval '[ "$(flow_to_cli2)" = "r1 r4" ]'
+wait $client
+check "the download across the move arrives intact" eq \
+	"$(sha256sum <"$TB_TMP/cli2.moved" | cut -d' ' -f1)" "$want"
+ip -n "$TB_CLI2" link set c2 up
+
 # Bridged, not routed: client to client still works and is not the fastpath's.
 fwd=$(tb_stat forwarded)
 check "cli reaches cli2 across the bridge" cli ping -c3 -i0.2 -W2 198.18.1.3
