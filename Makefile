@@ -108,7 +108,8 @@ $(FUZZ_DIR)/fuzz-ctnetlink: $(addprefix $(FUZZ_DIR)/,fuzz_ctnetlink.o fake_insta
 			      topology.o util.o)
 	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $(FUZZ_WRAP) $^ -o $@ $(LDLIBS)
 
-$(FUZZ_DIR)/fuzz-rtnetlink: $(addprefix $(FUZZ_DIR)/,fuzz_rtnetlink.o fuzz_util.o route_watch.o util.o)
+$(FUZZ_DIR)/fuzz-rtnetlink: $(addprefix $(FUZZ_DIR)/,fuzz_rtnetlink.o fuzz_util.o route_watch.o \
+			      topology.o util.o)
 	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $(FUZZ_WRAP) $^ -o $@ $(LDLIBS)
 
 $(FUZZ_DIR)/fuzz-cli: $(addprefix $(FUZZ_DIR)/,fuzz_cli.o fuzz_util.o options.o util.o)

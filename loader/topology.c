@@ -218,10 +218,15 @@ static int link_cb(const struct nlmsghdr *nlh, void *data)
 	const struct nlattr *a;
 	struct link *l;
 
-	if (nlh->nlmsg_type != RTM_NEWLINK || mnl_nlmsg_get_payload_len(nlh) < sizeof(*ifi) ||
-	    s->nr_links == TOPO_MAX_LINKS)
+	if (nlh->nlmsg_type != RTM_NEWLINK || mnl_nlmsg_get_payload_len(nlh) < sizeof(*ifi))
 		return MNL_CB_OK;
-	l = &s->links[s->nr_links++];
+	/* A link changed during the dump can come twice: the later message wins. */
+	l = find_link(s, ifi->ifi_index);
+	if (!l) {
+		if (s->nr_links == TOPO_MAX_LINKS)
+			return MNL_CB_OK;
+		l = &s->links[s->nr_links++];
+	}
 	memset(l, 0, sizeof(*l));
 	l->ifindex = ifi->ifi_index;
 	l->ppp = ifi->ifi_type == ARPHRD_PPP;
@@ -274,12 +279,17 @@ static int read_links(struct fp_topology *t, struct topo_scan *s)
 	return dump(t, nlh, link_cb, s);
 }
 
-static bool served(const struct topo_scan *s, uint32_t upper)
+static struct fp_egress *egress_of(struct topo_scan *s, uint32_t upper)
 {
 	for (int i = 0; i < s->next.nr_egress; i++)
 		if (s->next.egress[i].upper == upper)
-			return true;
-	return false;
+			return &s->next.egress[i].value;
+	return NULL;
+}
+
+static bool served(struct topo_scan *s, uint32_t upper)
+{
+	return egress_of(s, upper) != NULL;
 }
 
 static void add_ingress(struct topo_scan *s, uint32_t port, uint16_t vlan_id, __be16 sid,
@@ -287,6 +297,12 @@ static void add_ingress(struct topo_scan *s, uint32_t port, uint16_t vlan_id, __
 {
 	struct ingress_entry *e;
 
+	for (int i = 0; i < s->next.nr_ingress; i++) {
+		const struct fp_ingress_key *k = &s->next.ingress[i].key;
+
+		if (k->ifindex == port && k->vlan_id == vlan_id && k->pppoe_sid == sid)
+			return; /* the first device to claim these frames keeps them */
+	}
 	if (s->next.nr_ingress == FP_MAX_L2_IFACES)
 		return;
 	e = &s->next.ingress[s->next.nr_ingress++];
@@ -304,8 +320,8 @@ static struct fp_egress *add_egress(struct topo_scan *s, uint32_t upper)
 {
 	struct egress_entry *e;
 
-	if (s->next.nr_egress == FP_MAX_L2_IFACES)
-		return NULL;
+	if (served(s, upper) || s->next.nr_egress == FP_MAX_L2_IFACES)
+		return NULL; /* one way out per device: the first description stands */
 	e = &s->next.egress[s->next.nr_egress++];
 	memset(e, 0, sizeof(*e));
 	e->upper = upper;
@@ -318,16 +334,19 @@ static void add_bridges_and_vlans(struct topo_scan *s)
 		struct link *l = &s->links[i], *up;
 		struct fp_egress *eg;
 
+		/* Each upper device is described once, by its way out; frames are only mapped
+		 * to a device that has one. */
 		if (is_port(s, l->ifindex) && l->master && (up = find_link(s, l->master)) &&
 		    up->bridge && !up->vlan_filtering) {
-			add_ingress(s, l->ifindex, 0, 0, up->ifindex, up->mac, NULL);
-			if (!served(s, up->ifindex) && (eg = add_egress(s, up->ifindex)))
+			eg = egress_of(s, up->ifindex);
+			if (!eg && (eg = add_egress(s, up->ifindex)))
 				eg->flags = FP_EGRESS_BRIDGE;
+			if (eg && eg->flags == FP_EGRESS_BRIDGE)
+				add_ingress(s, l->ifindex, 0, 0, up->ifindex, up->mac, NULL);
 		}
-		if (l->vlan && l->vlan_id && is_port(s, l->lower)) {
+		if (l->vlan && l->vlan_id && is_port(s, l->lower) && !served(s, l->ifindex)) {
 			struct link *port = find_link(s, l->lower);
 
-			add_ingress(s, l->lower, l->vlan_id, 0, l->ifindex, l->mac, NULL);
 			eg = add_egress(s, l->ifindex);
 			if (!eg)
 				continue;
@@ -335,6 +354,7 @@ static void add_bridges_and_vlans(struct topo_scan *s)
 			eg->mtu = port && port->mtu < 0xffff ? port->mtu : 0;
 			eg->flags = FP_EGRESS_VLAN;
 			eg->vlan_tci = htons(l->vlan_id);
+			add_ingress(s, l->lower, l->vlan_id, 0, l->ifindex, l->mac, NULL);
 		}
 	}
 }
@@ -399,13 +419,13 @@ static void add_pppoe(struct fp_topology *t, struct topo_scan *s)
 		vlan_id = dev->vlan_id;
 		port = find_link(s, dev->lower);
 	}
-	if (!port || !is_port(s, port->ifindex))
+	if (!port || !is_port(s, port->ifindex) || served(s, ppp->ifindex))
 		return;
-	add_ingress(s, port->ifindex, vlan_id, sessions[0].sid, ppp->ifindex, dev->mac,
-		    sessions[0].peer);
 	eg = add_egress(s, ppp->ifindex);
 	if (!eg)
 		return;
+	add_ingress(s, port->ifindex, vlan_id, sessions[0].sid, ppp->ifindex, dev->mac,
+		    sessions[0].peer);
 	eg->ifindex = port->ifindex;
 	eg->mtu = dev->mtu < 0xffff ? dev->mtu : 0;
 	eg->flags = FP_EGRESS_PPPOE | (vlan_id ? FP_EGRESS_VLAN : 0);

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * libFuzzer target: rtnetlink messages into the route watcher (link, address, route and
- * neighbour events) and into the route lookup's reply parser. The first byte picks which;
- * the lookup's socket calls are wrapped (-Wl,--wrap) so the reply is the input, with the
- * request's sequence number and port id patched in so the parser gets past them.
+ * neighbour events), into the route lookup's reply parser, and into the topology (a link
+ * dump, and the same messages as the bridges' FDB dump, into real BPF maps). The first
+ * byte picks which: odd the watcher, 2 the topology, else the lookup. Socket calls are
+ * wrapped (-Wl,--wrap) so the reply is the input, with the request's sequence number and
+ * port id patched in so the parser gets past them.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -11,12 +13,19 @@
 #include <sys/socket.h>
 #include <libmnl/libmnl.h>
 
+#include <stdio.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+
 #include "fuzz.h"
 #include "route_watch.h"
+#include "topology.h"
 
 #define RT_INPUT_MAX (1 << 16) /* the buffer route_watch_read reads into is this big */
 
 static struct fp_route rt;
+static struct fp_topology topo;
+static struct fp_instance topo_inst;
 static const uint8_t *reply;
 static size_t reply_len;
 static uint32_t request_seq;
@@ -49,6 +58,80 @@ ssize_t __wrap_mnl_socket_recvfrom(const struct mnl_socket *nl, void *buf, size_
 	return n;
 }
 
+/* The topology's maps, as the datapath's, and one PPPoE session on "wan.7". */
+static void topology_init(void)
+{
+	static char pppoe[] = "/tmp/fp-fuzz-pppoe.XXXXXX";
+	FILE *f;
+	int fd = mkstemp(pppoe);
+
+	if (fd < 0 || !(f = fdopen(fd, "w")))
+		abort();
+	fprintf(f, "Id       Address              Device\n00003412 02:00:00:00:03:02    wan.7\n");
+	fclose(f);
+	if (topology_open(&topo))
+		abort();
+	topo.pppoe_path = pppoe;
+	topo_inst.ingress_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "fuzz_ingress",
+					      sizeof(struct fp_ingress_key),
+					      sizeof(struct fp_ingress), FP_MAX_L2_IFACES, NULL);
+	topo_inst.egress_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "fuzz_egress", sizeof(uint32_t),
+					     sizeof(struct fp_egress), FP_MAX_L2_IFACES, NULL);
+	topo_inst.fdb_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "fuzz_fdb", sizeof(struct fp_fdb_key),
+					  sizeof(uint32_t), FP_MAX_FDB, NULL);
+	if (topo_inst.ingress_fd < 0 || topo_inst.egress_fd < 0 || topo_inst.fdb_fd < 0)
+		fuzz_fail("cannot create the topology maps (root?)");
+}
+
+static bool topo_serves(uint32_t ifindex)
+{
+	for (int i = 0; i < topo.nr_served; i++)
+		if (topo.served[i] == ifindex)
+			return true;
+	return false;
+}
+
+/* After a sync the maps describe what it serves: an fp_egress entry for each upper device
+ * it serves and no other, and fp_ingress leads only to those. */
+static void topology_one(const uint8_t *data, size_t size)
+{
+	static const uint32_t ports[] = {FUZZ_LAN_IFINDEX, FUZZ_WAN_IFINDEX};
+	struct fp_ingress_key ikey, *iprev = NULL;
+	struct fp_ingress upper;
+	struct fp_egress eg;
+	uint32_t key, *prev = NULL;
+	int n = 0;
+
+	memcpy(rt.buf, data, size);
+	topo.link_dump = rt.buf;
+	topo.link_dump_len = size;
+	reply = data; /* the FDB dump, if a bridge is served, reads the same messages */
+	reply_len = size;
+	if (topology_sync(&topo, &topo_inst, ports, 2) < 0)
+		return;
+	if (topo.nr_served < 0 || topo.nr_served > FP_MAX_L2_IFACES)
+		fuzz_fail("%d served", topo.nr_served);
+	for (int i = 0; i < topo.nr_served; i++)
+		if (bpf_map_lookup_elem(topo_inst.egress_fd, &topo.served[i], &eg))
+			fuzz_fail("served %u has no fp_egress entry", topo.served[i]);
+	while (bpf_map_get_next_key(topo_inst.egress_fd, prev, &key) == 0) {
+		if (!topo_serves(key))
+			fuzz_fail("fp_egress has %u, which is not served", key);
+		prev = &key;
+		n++;
+	}
+	if (n != topo.nr_served)
+		fuzz_fail("%d fp_egress entries for %d served", n, topo.nr_served);
+	while (bpf_map_get_next_key(topo_inst.ingress_fd, iprev, &ikey) == 0) {
+		if (bpf_map_lookup_elem(topo_inst.ingress_fd, &ikey, &upper) ||
+		    !topo_serves(upper.ifindex))
+			fuzz_fail("fp_ingress leads to %u, which is not served", upper.ifindex);
+		if (ikey.ifindex != FUZZ_LAN_IFINDEX && ikey.ifindex != FUZZ_WAN_IFINDEX)
+			fuzz_fail("fp_ingress for %u, which is not attached", ikey.ifindex);
+		iprev = &ikey;
+	}
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
@@ -59,6 +142,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	rt.lookup = mnl_socket_open(NETLINK_ROUTE);
 	if (!rt.buf || !rt.cache || !rt.lookup || mnl_socket_bind(rt.lookup, 0, MNL_SOCKET_AUTOPID))
 		abort();
+	topology_init();
 	return 0;
 }
 
@@ -70,6 +154,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 1 || size - 1 > RT_INPUT_MAX)
 		return 0;
+	if (data[0] == 2) {
+		topology_one(data + 1, size - 1);
+		return 0;
+	}
 	if (data[0] & 1) {
 		/* The watcher; a cached lookup must not survive a change it reports. A socket
 		 * read fills an aligned buffer: so does the test. */

@@ -10,6 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
+#include <linux/if_arp.h>
+#include <linux/if_link.h>
+#include <linux/neighbour.h>
 #include <linux/rtnetlink.h>
 #include <libmnl/libmnl.h>
 #include <linux/netfilter/nfnetlink.h>
@@ -122,9 +125,11 @@ static void put_rt(uint16_t type, size_t payload, uint16_t attr, uint32_t value)
 	stream_len += nlh->nlmsg_len;
 }
 
+static void topology_seeds(const char *dir);
+
 static void rt_seeds(const char *dir)
 {
-	/* The first byte picks the parser: odd the watcher, even the lookup reply. */
+	/* The first byte picks the parser: odd the watcher, 2 the topology, else the lookup. */
 	stream[stream_len++] = 1;
 	put_rt(RTM_DELLINK, sizeof(struct ifinfomsg), IFLA_MTU, 5);
 	put_rt(RTM_NEWNEIGH, sizeof(struct ndmsg), NDA_IFINDEX, 3);
@@ -136,6 +141,66 @@ static void rt_seeds(const char *dir)
 	stream[stream_len++] = 0;
 	put_rt(NLMSG_ERROR, sizeof(struct nlmsgerr), 0, 0);
 	put_seed(dir, "lookup-error");
+	topology_seeds(dir);
+}
+
+/* A link for the topology: KIND "bridge" or "vlan" (with LOWER and the VLAN id) or none. */
+static void put_link(uint32_t ifindex, uint16_t type, const char *name, const char *kind,
+		     uint32_t master, uint32_t lower)
+{
+	static const uint8_t mac[6] = {2, 0, 0, 0, 0, 1};
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(stream + stream_len);
+	struct ifinfomsg *ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+	struct nlattr *info, *data;
+
+	nlh->nlmsg_type = RTM_NEWLINK;
+	ifi->ifi_index = ifindex;
+	ifi->ifi_type = type;
+	mnl_attr_put_strz(nlh, IFLA_IFNAME, name);
+	mnl_attr_put_u32(nlh, IFLA_MTU, 1500);
+	mnl_attr_put(nlh, IFLA_ADDRESS, sizeof(mac), mac);
+	if (master)
+		mnl_attr_put_u32(nlh, IFLA_MASTER, master);
+	if (lower)
+		mnl_attr_put_u32(nlh, IFLA_LINK, lower);
+	if (kind) {
+		info = mnl_attr_nest_start(nlh, IFLA_LINKINFO);
+		mnl_attr_put_strz(nlh, IFLA_INFO_KIND, kind);
+		data = mnl_attr_nest_start(nlh, IFLA_INFO_DATA);
+		if (!strcmp(kind, "vlan"))
+			mnl_attr_put_u16(nlh, IFLA_VLAN_ID, 7);
+		else
+			mnl_attr_put_u8(nlh, IFLA_BR_VLAN_FILTERING, 0);
+		mnl_attr_nest_end(nlh, data);
+		mnl_attr_nest_end(nlh, info);
+	}
+	stream_len += nlh->nlmsg_len;
+}
+
+/* The topology (first byte 2): a bridge on the LAN port with a learnt host, PPPoE on VLAN
+ * 7 of the WAN port ("wan.7", the session the fuzz target's /proc/net/pppoe names). */
+static void topology_seeds(const char *dir)
+{
+	static const uint8_t host[6] = {2, 0, 0, 0, 0, 5};
+	struct nlmsghdr *nlh;
+	struct ndmsg *ndm;
+
+	stream[stream_len++] = 2;
+	put_link(10, ARPHRD_ETHER, "br0", "bridge", 0, 0);
+	put_link(2, ARPHRD_ETHER, "lan0", NULL, 10, 0);
+	put_link(3, ARPHRD_ETHER, "wan", NULL, 0, 0);
+	put_link(11, ARPHRD_ETHER, "wan.7", "vlan", 0, 3);
+	put_link(12, ARPHRD_PPP, "ppp0", NULL, 0, 0);
+	nlh = mnl_nlmsg_put_header(stream + stream_len);
+	nlh->nlmsg_type = RTM_NEWNEIGH;
+	ndm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ndm));
+	ndm->ndm_family = AF_BRIDGE;
+	ndm->ndm_ifindex = 2;
+	ndm->ndm_state = NUD_REACHABLE;
+	mnl_attr_put(nlh, NDA_LLADDR, sizeof(host), host);
+	mnl_attr_put_u32(nlh, NDA_MASTER, 10);
+	stream_len += nlh->nlmsg_len;
+	put_seed(dir, "topology");
 }
 
 static void cli_seed(const char *dir, const char *name, const char *const *args)
