@@ -931,7 +931,8 @@ static void test_steering(void)
 	install_flow(c);
 	for (int cpu = 0; cpu < fx.nr_cpus; cpu++) {
 		struct bpf_cpumap_val val = {
-			.qsize = 64, .bpf_prog.fd = bpf_program__fd(fx.skel->progs.xdp_fastpath_cpu)};
+			.qsize = 64,
+			.bpf_prog.fd = bpf_program__fd(fx.skel->progs.xdp_fastpath_cpu)};
 		uint32_t key = cpu;
 
 		if (bpf_map_update_elem(cpus_fd, &key, &val, 0) ||

@@ -72,9 +72,9 @@ static void topology_init(void)
 	if (topology_open(&topo))
 		abort();
 	topo.pppoe_path = pppoe;
-	topo_inst.ingress_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "fuzz_ingress",
-					      sizeof(struct fp_ingress_key),
-					      sizeof(struct fp_ingress), FP_MAX_L2_IFACES, NULL);
+	topo_inst.ingress_fd =
+		bpf_map_create(BPF_MAP_TYPE_HASH, "fuzz_ingress", sizeof(struct fp_ingress_key),
+			       sizeof(struct fp_ingress), FP_MAX_L2_IFACES, NULL);
 	topo_inst.egress_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "fuzz_egress", sizeof(uint32_t),
 					     sizeof(struct fp_egress), FP_MAX_L2_IFACES, NULL);
 	topo_inst.fdb_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "fuzz_fdb", sizeof(struct fp_fdb_key),
