@@ -88,6 +88,33 @@ static int check_port(const struct iface *ifc)
 	return 0;
 }
 
+/*
+ * Every attached interface is a redirect target too. A native-mode redirect to a device
+ * whose driver cannot take XDP frames drops them, counted nowhere of ours; a generic-mode
+ * instance redirects skbs, which any device takes.
+ */
+static int check_redirect_target(const struct iface *ifc, int mode)
+{
+	uint64_t features;
+	int err;
+
+	if (mode == XDP_FLAGS_SKB_MODE)
+		return 0;
+	err = fp_xdp_features(ifc->ifindex, &features);
+	if (err == -EOPNOTSUPP)
+		return 0; /* the kernel cannot say: as before it could */
+	if (err) {
+		fp_err("%s: cannot read its XDP features: %s", ifc->name, strerror(-err));
+		return err;
+	}
+	if (features & FP_XDP_ACT_NDO_XMIT)
+		return 0;
+	fp_err("%s cannot take redirected XDP frames (no ndo_xdp_xmit; a veth needs GRO or XDP "
+	       "on its peer): use --mode generic",
+	       ifc->name);
+	return -EOPNOTSUPP;
+}
+
 static int check_free(const struct fp_instance *inst, const struct iface *ifc)
 {
 	LIBBPF_OPTS(bpf_xdp_query_opts, q);
@@ -227,7 +254,8 @@ int cmd_attach(int argc, char **argv, struct fp_options *opt)
 	}
 	/* Check every interface before changing anything. */
 	for (int i = 0; i < argc; i++)
-		if (check_port(&ifs[i]) || check_free(inst.pin_dir[0] ? &inst : NULL, &ifs[i]) ||
+		if (check_port(&ifs[i]) || check_redirect_target(&ifs[i], opt->mode) ||
+		    check_free(inst.pin_dir[0] ? &inst : NULL, &ifs[i]) ||
 		    (!opt->allow_shaping && check_unshaped(&ifs[i])))
 			goto out_close;
 

@@ -79,6 +79,11 @@ int fp_write_config(const struct fp_instance *inst, const struct fp_config *cfg)
 int fp_read_stats(const struct fp_instance *inst, uint64_t stats[FP_STAT_MAX]);
 int fp_tx_ports(const struct fp_instance *inst, uint32_t *ifindexes, int max);
 
+/* xdp_features.c */
+#define FP_XDP_ACT_NDO_XMIT 4 /* NETDEV_XDP_ACT_NDO_XMIT: takes redirected frames */
+/* The device's NETDEV_XDP_ACT_* flags; -EOPNOTSUPP when the kernel cannot say (< 6.3). */
+int fp_xdp_features(int ifindex, uint64_t *features);
+
 /* steer.c */
 /* --steer: a cpumap entry running the fastpath on each CPU of cpus (a CPU list, NULL: all
  * online), and the config on. */

@@ -28,6 +28,12 @@ ip -n "$TB_RTR" link add brx type bridge
 check "a bridge, not its ports" expect_error 1 "brx is a bridge: attach to its ports instead" \
 	fastpath attach r0 brx
 check "... changes nothing" no_state
+ip -n "$TB_RTR" link add x0 type veth peer name x1
+ip -n "$TB_RTR" link set x0 up
+ip -n "$TB_RTR" link set x1 up
+check "a veth whose peer cannot take XDP frames" \
+	expect_error 1 "x0 cannot take redirected XDP frames" fastpath attach r0 x0
+check "... changes nothing" no_state
 check "not root" expect_error 1 "must be run as root" \
 	nsenter --net=/run/netns/"$TB_RTR" setpriv --reuid=65534 --regid=65534 --clear-groups \
 	"$FASTPATH_BIN" --pin-dir "$TB_PIN" attach r0

@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * A device's XDP features, from the "netdev" generic netlink family (Linux 6.3). Every
+ * attached interface is also a redirect target: without ndo_xdp_xmit in its driver
+ * (NETDEV_XDP_ACT_NDO_XMIT) frames redirected to it are dropped. A veth has it only while
+ * its peer has GRO or an XDP program.
+ *
+ * libbpf 1.2 reads the same through bpf_xdp_query(); Debian 12 has 1.1, and its kernel
+ * headers predate linux/netdev.h, so the few constants are here.
+ */
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+#include <libmnl/libmnl.h>
+#include <linux/genetlink.h>
+
+#include "common.h"
+
+#define NETDEV_FAMILY_NAME	  "netdev"
+#define NETDEV_CMD_DEV_GET	  1
+#define NETDEV_A_DEV_IFINDEX	  1
+#define NETDEV_A_DEV_XDP_FEATURES 3
+
+struct genl_reply {
+	uint16_t family;
+	uint64_t features;
+	bool have_features;
+};
+
+static int family_attr_cb(const struct nlattr *attr, void *data)
+{
+	struct genl_reply *r = data;
+
+	if (mnl_attr_get_type(attr) == CTRL_ATTR_FAMILY_ID &&
+	    mnl_attr_validate(attr, MNL_TYPE_U16) >= 0)
+		r->family = mnl_attr_get_u16(attr);
+	return MNL_CB_OK;
+}
+
+static int dev_attr_cb(const struct nlattr *attr, void *data)
+{
+	struct genl_reply *r = data;
+
+	if (mnl_attr_get_type(attr) == NETDEV_A_DEV_XDP_FEATURES &&
+	    mnl_attr_validate(attr, MNL_TYPE_U64) >= 0) {
+		r->features = mnl_attr_get_u64(attr);
+		r->have_features = true;
+	}
+	return MNL_CB_OK;
+}
+
+static int reply_cb(const struct nlmsghdr *nlh, void *data)
+{
+	mnl_attr_cb_t cb = ((struct genl_reply *)data)->family ? dev_attr_cb : family_attr_cb;
+
+	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(struct genlmsghdr))
+		return MNL_CB_OK;
+	mnl_attr_parse(nlh, sizeof(struct genlmsghdr), cb, data);
+	return MNL_CB_OK;
+}
+
+/* One request, its one answer parsed into r. */
+static int ask(struct mnl_socket *nl, struct nlmsghdr *nlh, struct genl_reply *r)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	ssize_t len;
+	int ret;
+
+	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0)
+		return -errno;
+	len = mnl_socket_recvfrom(nl, buf, sizeof(buf));
+	if (len < 0)
+		return -errno;
+	if (!fp_nlmsg_stream_ok(buf, len))
+		return -EBADMSG;
+	ret = mnl_cb_run(buf, len, nlh->nlmsg_seq, mnl_socket_get_portid(nl), reply_cb, r);
+	return ret < 0 ? fp_nl_error() : 0;
+}
+
+static struct nlmsghdr *genl_request(char *buf, uint16_t type, uint8_t cmd, uint32_t seq)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct genlmsghdr *genl;
+
+	nlh->nlmsg_type = type;
+	nlh->nlmsg_flags = NLM_F_REQUEST;
+	nlh->nlmsg_seq = seq;
+	genl = mnl_nlmsg_put_extra_header(nlh, sizeof(*genl));
+	genl->cmd = cmd;
+	genl->version = 1;
+	return nlh;
+}
+
+int fp_xdp_features(int ifindex, uint64_t *features)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct genl_reply r = {0};
+	struct mnl_socket *nl = mnl_socket_open2(NETLINK_GENERIC, SOCK_CLOEXEC);
+	struct nlmsghdr *nlh;
+	uint32_t seq = time(NULL);
+	int err;
+
+	if (!nl || mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID)) {
+		err = -errno;
+		goto out;
+	}
+	nlh = genl_request(buf, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, seq);
+	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, NETDEV_FAMILY_NAME);
+	err = ask(nl, nlh, &r);
+	if (err == -ENOENT || (!err && !r.family)) {
+		err = -EOPNOTSUPP; /* a kernel older than 6.3 */
+		goto out;
+	}
+	if (err)
+		goto out;
+	nlh = genl_request(buf, r.family, NETDEV_CMD_DEV_GET, seq + 1);
+	mnl_attr_put_u32(nlh, NETDEV_A_DEV_IFINDEX, ifindex);
+	err = ask(nl, nlh, &r);
+	if (!err && !r.have_features)
+		err = -EOPNOTSUPP;
+	if (!err)
+		*features = r.features;
+out:
+	if (nl)
+		mnl_socket_close(nl);
+	return err;
+}
