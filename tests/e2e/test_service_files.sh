@@ -31,6 +31,7 @@ procd_open_instance() { CMD=(); }
 procd_close_instance() { :; }
 procd_set_param() { [ "$1" = command ] && { shift; CMD=("$@"); }; }
 procd_append_param() { [ "$1" = command ] && { shift; CMD+=("$@"); }; }
+procd_add_reload_trigger() { TRIGGERS="$*"; }
 EOS
 build_cmd() {
 	UCI_FILE=$TB_TMP/uci
@@ -38,6 +39,15 @@ build_cmd() {
 	. "$TB_ROOT/scripts/openwrt/xdp-fastpath.init"
 	start_service && printf '%s\n' "${CMD[@]}"
 }
+triggers() {
+	. "$TB_TMP/procd-stubs.sh"
+	. "$TB_ROOT/scripts/openwrt/xdp-fastpath.init"
+	service_triggers && echo "$TRIGGERS"
+}
+# procd re-runs start_service when these configs change (an unchanged command keeps the
+# daemon, which follows links, bridges and the firewall by itself).
+check "the init script reloads on its own, the network's and the firewall's config" eq \
+	"$(triggers)" "xdp-fastpath network firewall"
 mapfile -t cmd < <(build_cmd)
 check "the init script builds the command from the UCI config" eq "${cmd[*]}" \
 	"/usr/sbin/xdp-fastpath attach --foreground --flows 4096 --skip-mark 0x10/0xf0 --steer r0 r1"
