@@ -192,8 +192,13 @@ static void handle_route_changes(struct daemon *d)
 		unlink(path);
 	}
 	if (changes.nexthops_changed) {
-		ctsync_read_ports(&d->cs); /* links and bridge FDBs are among the changes */
+		/* Routes first: from now on every cached next hop is looked up again. */
 		write_heartbeat(d, fp_now_ns(), true);
+		/* Links and bridge FDBs are among the changes. If the layer-2 maps change, next
+		 * hops looked up meanwhile are stale: write_heartbeat bumps once more. */
+		ctsync_read_ports(&d->cs);
+		if (d->cs.topology_changed)
+			write_heartbeat(d, fp_now_ns(), false);
 	}
 }
 

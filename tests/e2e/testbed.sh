@@ -209,13 +209,15 @@ tb_status() { fastpath status --json; }
 tb_flow_entries() { tb_status | jq '.flows_ipv4 + .flows_ipv6'; }
 tb_daemon_pid() { tb_status | jq .daemon_pid; }
 
-# Waits up to SECONDS for COMMAND to succeed.
+# Waits up to SECONDS (at least; fractions allowed) for COMMAND to succeed. Timed with
+# EPOCHREALTIME: bash's SECONDS ticks whole seconds, so "1" could have meant almost 0.
 tb_wait() { # SECONDS COMMAND...
-	local deadline=$((SECONDS + $1))
+	local deadline
+	deadline=$(awk -v now="$EPOCHREALTIME" -v s="$1" 'BEGIN { printf "%.6f", now + s }')
 	shift
 	until "$@"; do
-		[ $SECONDS -ge $deadline ] && return 1
-		sleep 0.2
+		awk -v now="$EPOCHREALTIME" -v d="$deadline" 'BEGIN { exit !(now >= d) }' && return 1
+		sleep 0.1
 	done
 }
 
