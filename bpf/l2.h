@@ -36,7 +36,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, FP_MAX_FDB);
 	__type(key, struct fp_fdb_key);
-	__type(value, __u32);
+	__type(value, struct fp_fdb_port);
 } fp_fdb SEC(".maps");
 
 static __always_inline bool fp_mac_equal(const __u8 *a, const __u8 *b)
@@ -101,13 +101,17 @@ static __always_inline enum fp_stat fp_l2_egress(const struct bpf_fib_lookup *fi
 
 	if (eg->flags & FP_EGRESS_BRIDGE) {
 		struct fp_fdb_key key = {.bridge = upper};
-		__u32 *port;
+		struct fp_fdb_port *port;
 
 		__builtin_memcpy(key.mac, fib->dmac, sizeof(key.mac));
 		port = bpf_map_lookup_elem(&fp_fdb, &key);
 		if (!port)
 			return FP_STAT_PASS_NO_FDB; /* the bridge floods it and learns */
-		meta->oif = *port;
+		meta->oif = port->ifindex;
+		if (port->vlan_tci) {
+			meta->encap |= FP_ENCAP_VLAN;
+			meta->vlan_tci = port->vlan_tci;
+		}
 	} else {
 		meta->oif = eg->ifindex;
 	}

@@ -179,6 +179,14 @@ struct fp_fdb_key {
 	__u16 pad;
 };
 
+/* Where a MAC was learnt: a port, or a VLAN device on a port (OpenWrt's swconfig layout,
+ * br-lan over eth0.1), whose tag is pushed. */
+struct fp_fdb_port {
+	__u32 ifindex;	 /* the port to send on */
+	__be16 vlan_tci; /* 0: untagged */
+	__u16 pad;
+};
+
 /*
  * The single entry of fp_daemon: the sync daemon's own counters, written every scan so that
  * `xdp-fastpath status` and `bpftool map dump` can show them. The XDP program never reads it.
@@ -257,6 +265,7 @@ _Static_assert(sizeof(struct fp_ingress_key) == 8, "fp_ingress_key layout");
 _Static_assert(sizeof(struct fp_ingress) == 16, "fp_ingress layout");
 _Static_assert(sizeof(struct fp_egress) == 24, "fp_egress layout");
 _Static_assert(sizeof(struct fp_fdb_key) == 12, "fp_fdb_key layout");
+_Static_assert(sizeof(struct fp_fdb_port) == 8, "fp_fdb_port layout");
 _Static_assert(sizeof(struct fp_config) == 32, "fp_config layout");
 _Static_assert(sizeof(struct fp_daemon_state) == 120, "fp_daemon_state layout");
 

@@ -10,6 +10,8 @@
  *   bridge port P of bridge B     fp_ingress (P, untagged)  -> B
  *   (VLAN filtering off)          fp_egress  B -> the FDB's port for the next hop's MAC
  *                                 fp_fdb     (B, MAC) -> port, for every learnt address
+ *   bridge port V = VLAN N on P   fp_ingress (P, N)         -> B
+ *   (OpenWrt's swconfig layout)   fp_fdb     (B, MAC) -> P, push tag N
  *   VLAN device V, id N, on P     fp_ingress (P, N)         -> V
  *                                 fp_egress  V -> P, push tag N
  *   PPPoE session S with peer M   fp_ingress (P[, N], S)    -> ppp device, from M only
@@ -70,7 +72,7 @@ struct egress_entry {
 
 struct fdb_entry {
 	struct fp_fdb_key key;
-	uint32_t port;
+	struct fp_fdb_port port;
 };
 
 struct topo_maps {
@@ -334,17 +336,23 @@ static void add_bridges_and_vlans(struct topo_scan *s)
 		struct link *l = &s->links[i], *up;
 		struct fp_egress *eg;
 
+		bool vlan_on_port = l->vlan && l->vlan_id && is_port(s, l->lower);
+
 		/* Each upper device is described once, by its way out; frames are only mapped
-		 * to a device that has one. */
-		if (is_port(s, l->ifindex) && l->master && (up = find_link(s, l->master)) &&
-		    up->bridge && !up->vlan_filtering) {
+		 * to a device that has one. A bridge port is an attached port, or a VLAN on one:
+		 * its frames belong to the bridge. */
+		if ((is_port(s, l->ifindex) || vlan_on_port) && l->master &&
+		    (up = find_link(s, l->master)) && up->bridge && !up->vlan_filtering) {
 			eg = egress_of(s, up->ifindex);
 			if (!eg && (eg = add_egress(s, up->ifindex)))
 				eg->flags = FP_EGRESS_BRIDGE;
-			if (eg && eg->flags == FP_EGRESS_BRIDGE)
+			if (eg && eg->flags == FP_EGRESS_BRIDGE && vlan_on_port)
+				add_ingress(s, l->lower, l->vlan_id, 0, up->ifindex, up->mac, NULL);
+			else if (eg && eg->flags == FP_EGRESS_BRIDGE)
 				add_ingress(s, l->ifindex, 0, 0, up->ifindex, up->mac, NULL);
+			continue;
 		}
-		if (l->vlan && l->vlan_id && is_port(s, l->lower) && !served(s, l->ifindex)) {
+		if (vlan_on_port && !served(s, l->ifindex)) {
 			struct link *port = find_link(s, l->lower);
 
 			eg = add_egress(s, l->ifindex);
@@ -444,6 +452,7 @@ static int fdb_cb(const struct nlmsghdr *nlh, void *data)
 	uint32_t bridge = 0;
 	uint16_t vlan = 0;
 	struct fdb_entry *e;
+	struct link *port;
 
 	if (nlh->nlmsg_type != RTM_NEWNEIGH || mnl_nlmsg_get_payload_len(nlh) < sizeof(*ndm) ||
 	    ndm->ndm_family != AF_BRIDGE)
@@ -475,7 +484,13 @@ static int fdb_cb(const struct nlmsghdr *nlh, void *data)
 	memset(e, 0, sizeof(*e));
 	e->key.bridge = bridge;
 	memcpy(e->key.mac, mac, 6);
-	e->port = ndm->ndm_ifindex;
+	e->port.ifindex = ndm->ndm_ifindex;
+	/* Learnt on a VLAN device: sent on the port below it, tagged. */
+	port = find_link(s, ndm->ndm_ifindex);
+	if (port && port->vlan && port->vlan_id && is_port(s, port->lower)) {
+		e->port.ifindex = port->lower;
+		e->port.vlan_tci = htons(port->vlan_id);
+	}
 	return MNL_CB_OK;
 }
 
@@ -490,6 +505,10 @@ static int read_fdb(struct fp_topology *t, struct topo_scan *s)
 		bridges |= s->next.egress[i].value.flags & FP_EGRESS_BRIDGE;
 	if (!bridges)
 		return 0;
+	if (t->link_dump) { /* tests: the FDB entries are among the given messages */
+		mnl_cb_run(t->link_dump, t->link_dump_len, 0, 0, fdb_cb, s);
+		return 0;
+	}
 	nlh->nlmsg_type = RTM_GETNEIGH;
 	ndm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ndm));
 	ndm->ndm_family = AF_BRIDGE;

@@ -18,8 +18,8 @@ struct fp_topology {
 	uint32_t seq;
 	char *buf;
 	const char *pppoe_path; /* FP_PPPOE_PROC; tests point it elsewhere */
-	/* Tests: RTM_NEWLINK messages to read instead of the kernel's link dump (this kernel
-	 * can make neither VLAN nor ppp devices). */
+	/* Tests: RTM_NEWLINK (and bridge RTM_NEWNEIGH) messages to read instead of the
+	 * kernel's link and FDB dumps (this kernel can make neither VLAN nor ppp devices). */
 	const void *link_dump;
 	size_t link_dump_len;
 	/* Upper devices whose traffic arrives on attached ports: flows may be keyed by them. */

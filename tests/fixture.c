@@ -161,9 +161,10 @@ void fx_add_egress(uint32_t upper, const struct fp_egress *egress)
 void fx_add_fdb(uint32_t bridge, const uint8_t mac[6], uint32_t port)
 {
 	struct fp_fdb_key key = {.bridge = bridge};
+	struct fp_fdb_port value = {.ifindex = port};
 
 	memcpy(key.mac, mac, 6);
-	if (bpf_map_update_elem(bpf_map__fd(fx.skel->maps.fp_fdb), &key, &port, 0))
+	if (bpf_map_update_elem(bpf_map__fd(fx.skel->maps.fp_fdb), &key, &value, 0))
 		DIE("fp_fdb insert: %s", strerror(errno));
 }
 

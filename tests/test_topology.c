@@ -12,6 +12,7 @@
 #include <libmnl/libmnl.h>
 #include <linux/if_arp.h>
 #include <linux/if_link.h>
+#include <linux/neighbour.h>
 #include <linux/rtnetlink.h>
 #include <bpf/bpf.h>
 
@@ -32,6 +33,7 @@ struct fake_link {
 	uint32_t mtu, lower, master;
 	uint16_t vlan_id;
 	int vlan_filtering;
+	const uint8_t *mac; /* NULL: the fixture port's */
 };
 
 static size_t put_link(char *buf, const struct fake_link *l)
@@ -48,7 +50,7 @@ static size_t put_link(char *buf, const struct fake_link *l)
 	mnl_attr_put_strz(nlh, IFLA_IFNAME, l->name);
 	mnl_attr_put_u32(nlh, IFLA_MTU, l->mtu);
 	if (l->type == ARPHRD_ETHER)
-		mnl_attr_put(nlh, IFLA_ADDRESS, 6, fx_port_mac);
+		mnl_attr_put(nlh, IFLA_ADDRESS, 6, l->mac ? l->mac : fx_port_mac);
 	if (l->lower)
 		mnl_attr_put_u32(nlh, IFLA_LINK, l->lower);
 	if (l->master)
@@ -228,6 +230,125 @@ static void test_pppoe_on_vlan(const char *pppoe_path)
 	tl_case_end();
 }
 
+/* A bridge entry: mac learnt on port of bridge. */
+static size_t put_fdb(char *buf, uint32_t bridge, uint32_t port, const uint8_t *mac)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct ndmsg *ndm;
+
+	nlh->nlmsg_type = RTM_NEWNEIGH;
+	nlh->nlmsg_flags = NLM_F_MULTI;
+	ndm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ndm));
+	ndm->ndm_family = AF_BRIDGE;
+	ndm->ndm_ifindex = port;
+	ndm->ndm_state = NUD_REACHABLE;
+	mnl_attr_put(nlh, NDA_LLADDR, 6, mac);
+	mnl_attr_put_u32(nlh, NDA_MASTER, bridge);
+	return nlh->nlmsg_len;
+}
+
+/* One frame through the datapath: want_spec on egress, byte for byte. */
+static void check_frame(const char *what, const struct pkt_spec *in_spec, int ingress,
+			const struct pkt_spec *want_spec)
+{
+	static uint8_t in[PKT_MAX], out[PKT_MAX], want[PKT_MAX];
+	size_t in_len = pkt_build(in_spec, in), want_len = pkt_build(want_spec, want);
+	uint32_t out_len;
+	int verdict = fx_run(in, in_len, ingress, out, &out_len);
+
+	CHECK(verdict == XDP_REDIRECT && out_len == want_len && !memcmp(out, want, want_len),
+	      "%s: verdict %d, or not the expected frame", what, verdict);
+}
+
+/*
+ * OpenWrt's swconfig layout: br-lan's port is eth0.1, VLAN 1 on the switch's CPU port.
+ * Here LAN plays br-lan, and fp_port.1 (VLAN 1 on PORT) is its port, where the LAN host
+ * was learnt: the bridge is served from PORT, tagged frames belong to it, and frames to
+ * the host leave by PORT with tag 1.
+ */
+static void test_bridge_on_vlan(const char *pppoe_path)
+{
+	const struct fake_link links[] = {
+		{fx.lan_ifindex, ARPHRD_ETHER, "br-lan", "bridge", 1500, .mac = fx_lan_mac},
+		{fx.port_ifindex, ARPHRD_ETHER, "fp_port", NULL, 1500},
+		{VLAN_IFINDEX, ARPHRD_ETHER, "fp_port.1", "vlan", 1500, fx.port_ifindex,
+		 fx.lan_ifindex, 1},
+	};
+	uint32_t ports[] = {fx.port_ifindex, fx.wan_ifindex};
+	struct fp_instance inst = fake_instance();
+	struct fp_ingress_key in_key = {fx.port_ifindex, 1, 0};
+	struct fp_ingress got_in, want_in = {fx.lan_ifindex};
+	struct fp_fdb_key fdb_key = {fx.lan_ifindex};
+	struct fp_fdb_port got_port, want_port = {fx.port_ifindex, htons(1)};
+	struct fp_egress got_eg;
+	uint32_t key = fx.lan_ifindex;
+	static char dump[8192];
+	struct fp_topology t;
+	size_t len;
+
+	memcpy(want_in.mac, fx_lan_mac, 6);
+	memcpy(fdb_key.mac, fx_lan_host_mac, 6);
+	tl_case_begin("topology: a bridge whose port is a vlan of an attached port");
+	len = put_links(dump, links, 3);
+	len += put_fdb(dump + len, fx.lan_ifindex, VLAN_IFINDEX, fx_lan_host_mac);
+	fake_topology(&t, pppoe_path, "none", dump, len);
+	CHECK(topology_sync(&t, &inst, ports, 2) == 1, "the first sync changes the maps");
+	CHECK(served(&t, fx.lan_ifindex) && t.nr_served == 1, "serves the bridge only");
+	CHECK(!bpf_map_lookup_elem(inst.ingress_fd, &in_key, &got_in) &&
+		      !memcmp(&got_in, &want_in, sizeof(got_in)),
+	      "vlan 1 on the port belongs to the bridge");
+	CHECK(!bpf_map_lookup_elem(inst.egress_fd, &key, &got_eg) &&
+		      got_eg.flags == FP_EGRESS_BRIDGE,
+	      "the bridge leaves by its fdb");
+	CHECK(!bpf_map_lookup_elem(inst.fdb_fd, &fdb_key, &got_port) &&
+		      !memcmp(&got_port, &want_port, sizeof(got_port)),
+	      "the host learnt on fp_port.1 is reached on the port with tag 1");
+
+	{
+		struct pkt_spec reply = {
+			FROM_WAN,     .family = 4,    .saddr = "198.19.2.2", .daddr = "198.19.2.1",
+			.sport = 443, .dport = 61000, .proto = IPPROTO_TCP,  .payload_len = 20};
+		struct pkt_spec reply_out = {TO_LAN,
+					     .vlan_id = 1,
+					     .family = 4,
+					     .saddr = "198.19.2.2",
+					     .daddr = "198.18.1.2",
+					     .sport = 443,
+					     .dport = 40000,
+					     .proto = IPPROTO_TCP,
+					     .ttl = 63,
+					     .payload_len = 20};
+		struct pkt_spec orig = {FROM_LAN, .vlan_id = 1, CLI4, .proto = IPPROTO_UDP,
+					.payload_len = 20};
+		struct pkt_spec orig_out = {TO_WAN, CLI4_SNAT_OUT, .proto = IPPROTO_UDP, .ttl = 63,
+					    .payload_len = 20};
+		struct fp_flow_key4 k = {.ifindex = fx.wan_ifindex,
+					 .proto = IPPROTO_TCP,
+					 .sport = htons(443),
+					 .dport = htons(61000)};
+		struct fp_flow4 flow = {.meta.flags = FP_FLOW_DNAT, .nat_dport = htons(40000)};
+
+		inet_pton(AF_INET, "198.19.2.2", &k.saddr);
+		inet_pton(AF_INET, "198.19.2.1", &k.daddr);
+		inet_pton(AF_INET, "198.18.1.2", &flow.nat_daddr);
+		fx_add_flow4(&k, &flow);
+		check_frame("wan -> the host behind fp_port.1", &reply, fx.wan_ifindex, &reply_out);
+
+		k = (struct fp_flow_key4){.ifindex = fx.lan_ifindex,
+					  .proto = IPPROTO_UDP,
+					  .sport = htons(40000),
+					  .dport = htons(443)};
+		flow = (struct fp_flow4){.meta.flags = FP_FLOW_SNAT, .nat_sport = htons(61000)};
+		inet_pton(AF_INET, "198.18.1.2", &k.saddr);
+		inet_pton(AF_INET, "198.19.2.2", &k.daddr);
+		inet_pton(AF_INET, "198.19.2.1", &flow.nat_saddr);
+		fx_add_flow4(&k, &flow);
+		check_frame("the host's tagged frame -> wan", &orig, fx.port_ifindex, &orig_out);
+	}
+	topology_close(&t);
+	tl_case_end();
+}
+
 /* What stays in the kernel: an ambiguous session, a VLAN-filtering bridge, a VLAN on a
  * port the fastpath is not attached to. */
 static void test_not_served(const char *pppoe_path)
@@ -263,6 +384,7 @@ void test_topology(void)
 		DIE("mkstemp");
 	close(fd);
 	test_pppoe_on_vlan(path);
+	test_bridge_on_vlan(path);
 	test_not_served(path);
 	unlink(path);
 	fx_reset();

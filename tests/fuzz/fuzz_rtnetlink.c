@@ -78,7 +78,7 @@ static void topology_init(void)
 	topo_inst.egress_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "fuzz_egress", sizeof(uint32_t),
 					     sizeof(struct fp_egress), FP_MAX_L2_IFACES, NULL);
 	topo_inst.fdb_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "fuzz_fdb", sizeof(struct fp_fdb_key),
-					  sizeof(uint32_t), FP_MAX_FDB, NULL);
+					  sizeof(struct fp_fdb_port), FP_MAX_FDB, NULL);
 	if (topo_inst.ingress_fd < 0 || topo_inst.egress_fd < 0 || topo_inst.fdb_fd < 0)
 		fuzz_fail("cannot create the topology maps (root?)");
 }
