@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The status command: interfaces, daemon, heartbeat, flows and counters at a glance. */
 #include <errno.h>
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <string.h>
 #include <net/if.h>
@@ -29,6 +30,79 @@ static const char *attach_mode(int ifindex)
 		return "multi";
 	}
 	return "detached";
+}
+
+/* How many fp_fdb entries bridge has: the hosts the fastpath can reach behind it. */
+static int bridge_hosts(const struct fp_instance *inst, uint32_t bridge)
+{
+	struct fp_fdb_key key, *prev = NULL;
+	int n = 0;
+
+	while (bpf_map_get_next_key(inst->fdb_fd, prev, &key) == 0) {
+		n += key.bridge == bridge;
+		prev = &key;
+	}
+	return n;
+}
+
+/*
+ * The upper devices the daemon serves (topology.c), one per fp_egress entry: a bridge with
+ * its ports (from fp_ingress), a VLAN or a PPPoE session with its port.
+ */
+static void print_upper_devices(const struct fp_instance *inst, bool json)
+{
+	uint32_t upper, *prev = NULL;
+	int printed = 0;
+
+	printf(json ? ", \"upper_devices\": [" : "below      ");
+	while (bpf_map_get_next_key(inst->egress_fd, prev, &upper) == 0) {
+		char name[IF_NAMESIZE], port[IF_NAMESIZE];
+		struct fp_egress eg;
+
+		prev = &upper;
+		if (bpf_map_lookup_elem(inst->egress_fd, &upper, &eg))
+			continue;
+		fp_ifname(upper, name);
+		fp_ifname(eg.ifindex, port);
+		printf(json ? "%s{\"name\": \"%s\", " : "%s %s: ",
+		       printed++ ? (json ? ", " : ";") : "", name);
+		if (eg.flags & FP_EGRESS_BRIDGE) {
+			struct fp_ingress_key key, *kprev = NULL;
+			struct fp_ingress in;
+			int nr = 0;
+
+			printf(json ? "\"kind\": \"bridge\", \"ports\": [" : "bridge on");
+			while (bpf_map_get_next_key(inst->ingress_fd, kprev, &key) == 0) {
+				kprev = &key;
+				if (bpf_map_lookup_elem(inst->ingress_fd, &key, &in) ||
+				    in.ifindex != upper)
+					continue;
+				fp_ifname(key.ifindex, port);
+				if (key.vlan_id)
+					printf(json ? "%s\"%s.%u\"" : "%s %s VLAN %u",
+					       nr++ ? "," : "", port, key.vlan_id);
+				else
+					printf(json ? "%s\"%s\"" : "%s %s", nr++ ? "," : "", port);
+			}
+			printf(json ? "], \"hosts\": %d}" : " (%d hosts learnt)",
+			       bridge_hosts(inst, upper));
+		} else {
+			unsigned int vlan = ntohs(eg.vlan_tci) & 0xfff;
+
+			if (json)
+				printf("\"kind\": \"%s\", \"port\": \"%s\", \"vlan\": %u, "
+				       "\"session\": %u}",
+				       eg.flags & FP_EGRESS_PPPOE ? "pppoe" : "vlan", port, vlan,
+				       ntohs(eg.pppoe_sid));
+			else if (eg.flags & FP_EGRESS_PPPOE)
+				printf("PPPoE session %#06x on %s", ntohs(eg.pppoe_sid), port);
+			else
+				printf("VLAN %u on %s", vlan, port);
+			if (!json && (eg.flags & FP_EGRESS_PPPOE) && vlan)
+				printf(" VLAN %u", vlan);
+		}
+	}
+	printf(json ? "]" : "%s\n", printed ? "" : " none");
 }
 
 int cmd_status(int argc, char **argv, struct fp_options *opt)
@@ -83,7 +157,7 @@ int cmd_status(int argc, char **argv, struct fp_options *opt)
 		       "\"table_full\": %llu, \"errors\": %llu, \"firewall_changes\": %llu, "
 		       "\"fenced\": %llu, \"forwarded\": %llu, "
 		       "\"forwarded_bytes\": %llu, \"passed\": %llu, \"steer_cpus\": %u, "
-		       "\"steered\": %llu}\n",
+		       "\"steered\": %llu",
 		       pid, hb_age, (double)cfg.lease_ns / 1e9, cfg.nh_gen, v4, v6, max_flows,
 		       (unsigned long long)ds.offloaded, (unsigned long long)ds.offload_total,
 		       (unsigned long long)ds.remove_total, (unsigned long long)ds.events,
@@ -94,6 +168,8 @@ int cmd_status(int argc, char **argv, struct fp_options *opt)
 		       (unsigned long long)stats[FP_STAT_FORWARDED_BYTES],
 		       (unsigned long long)passed, cfg.steer_cpus,
 		       (unsigned long long)stats[FP_STAT_STEERED]);
+		print_upper_devices(&inst, true);
+		printf("}\n");
 		fp_instance_close(&inst);
 		return 0;
 	}
@@ -133,6 +209,7 @@ int cmd_status(int argc, char **argv, struct fp_options *opt)
 	if (ds.firewall_changes)
 		printf("firewall    %llu changes seen; %llu connections kept in the kernel since\n",
 		       (unsigned long long)ds.firewall_changes, (unsigned long long)ds.fenced);
+	print_upper_devices(&inst, false);
 	printf("next hops   generation %u\n", cfg.nh_gen);
 	if (cfg.steer_cpus) {
 		printf("steering    by flow over CPU%s", cfg.steer_cpus > 1 ? "s" : "");

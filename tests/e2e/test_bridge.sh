@@ -37,6 +37,11 @@ cli ping -c1 -W2 198.19.2.2 >/dev/null && cli2 ping -c1 -W2 198.19.2.2 >/dev/nul
 	{ tb_fail "the bridged LAN does not reach the server"; exit 1; }
 
 fastpath attach r0 r2 r1 --log-file "$TB_TMP/daemon.log" >/dev/null || exit 1
+tb_log "  $(fastpath status | grep '^below')"
+check "status shows the bridge above its attached ports" eq \
+	"$(tb_status | jq -c '.upper_devices[] | select(.name == "brlan") | [.kind, (.ports | sort)]')" \
+	'["bridge",["r0","r2"]]'
+check "... in its text too" eq "$(fastpath status | grep -c '^below       brlan: bridge on r')" 1
 file=$(tb_random_file 50)
 want=$(sha256sum <"$file" | cut -d' ' -f1)
 
