@@ -98,6 +98,8 @@ static __always_inline enum fp_stat fp_l2_egress(const struct bpf_fib_lookup *fi
 	__builtin_memcpy(meta->smac, fib->smac, sizeof(meta->smac));
 	if (!eg)
 		return FP_CONTINUE;
+	if (eg->flags & FP_EGRESS_NO_XMIT)
+		return FP_STAT_PASS_EGRESS;
 
 	if (eg->flags & FP_EGRESS_BRIDGE) {
 		struct fp_fdb_key key = {.bridge = upper};
@@ -132,6 +134,10 @@ static __always_inline enum fp_stat fp_l2_egress(const struct bpf_fib_lookup *fi
 		if (room < meta->mtu)
 			meta->mtu = room;
 	}
+	/* The port below may be unable to take redirected frames now (topology.c). */
+	eg = bpf_map_lookup_elem(&fp_egress, &meta->oif);
+	if (eg && (eg->flags & FP_EGRESS_NO_XMIT))
+		return FP_STAT_PASS_EGRESS;
 	return FP_CONTINUE;
 }
 

@@ -147,6 +147,9 @@ enum {
 	FP_EGRESS_BRIDGE = 1 << 0, /* the port is the bridge's FDB entry for the next hop */
 	FP_EGRESS_VLAN = 1 << 1,
 	FP_EGRESS_PPPOE = 1 << 2,
+	/* An attached port that cannot take redirected frames now (a veth whose peer lost
+	 * GRO): flows leaving by it go to the kernel. Keyed by the port itself. */
+	FP_EGRESS_NO_XMIT = 1 << 3,
 };
 
 /* fp_flow_meta.encap: what the datapath pushes below IP on egress */
@@ -241,7 +244,7 @@ struct fp_daemon_state {
 	X(PASS_NO_ROUTE, "pass_no_route")                                                          \
 	X(PASS_NO_NEIGH, "pass_no_neigh")                                                          \
 	X(PASS_NO_FDB, "pass_no_fdb")                                                              \
-	X(PASS_EGRESS, "pass_egress_not_attached")                                                 \
+	X(PASS_EGRESS, "pass_egress_not_attached") /* or unable to take XDP frames now */          \
 	X(PASS_MTU, "pass_mtu")                                                                    \
 	X(PASS_NO_HEADROOM, "pass_no_headroom")                                                    \
 	X(STEERED, "steered")

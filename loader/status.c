@@ -66,7 +66,11 @@ static void print_upper_devices(const struct fp_instance *inst, bool json)
 		fp_ifname(eg.ifindex, port);
 		printf(json ? "%s{\"name\": \"%s\", " : "%s %s: ",
 		       printed++ ? (json ? ", " : ";") : "", name);
-		if (eg.flags & FP_EGRESS_BRIDGE) {
+		if (eg.flags & FP_EGRESS_NO_XMIT) {
+			printf(json ? "\"kind\": \"port\", \"takes_xdp_frames\": false}"
+				    : "cannot take redirected XDP frames now: flows leaving by it "
+				      "stay in the kernel");
+		} else if (eg.flags & FP_EGRESS_BRIDGE) {
 			struct fp_ingress_key key, *kprev = NULL;
 			struct fp_ingress in;
 			int nr = 0;

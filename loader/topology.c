@@ -37,6 +37,7 @@
 #include <linux/neighbour.h>
 #include <linux/rtnetlink.h>
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 
 #include "topology.h"
 
@@ -108,6 +109,7 @@ int topology_open(struct fp_topology *t)
 		return err ? err : -ENOMEM;
 	}
 	t->seq = time(NULL);
+	t->check_xmit = true;
 	return 0;
 }
 
@@ -443,6 +445,45 @@ static void add_pppoe(struct fp_topology *t, struct topo_scan *s)
 	memcpy(eg->dmac, sessions[0].peer, 6);
 }
 
+/*
+ * Attached ports that cannot take redirected XDP frames now (attach checked them, but a
+ * veth's peer can lose GRO later): an fp_egress entry each, so that flows leaving by them
+ * go to the kernel instead of being dropped by the redirect. Only natively attached ports
+ * redirect XDP frames; generic ones redirect skbs, which any device takes.
+ */
+static void add_unable_ports(struct fp_topology *t, struct topo_scan *s)
+{
+	bool native = false;
+
+	if (!t->check_xmit)
+		return;
+	for (int i = 0; i < s->nr_ports && !native; i++) {
+		LIBBPF_OPTS(bpf_xdp_query_opts, q);
+
+		native = !bpf_xdp_query(s->ports[i], 0, &q) && q.attach_mode == XDP_ATTACHED_DRV;
+	}
+	for (int i = 0; native && i < s->nr_ports; i++) {
+		uint32_t port = s->ports[i];
+		struct fp_egress *eg;
+		uint64_t features;
+		bool was = false;
+
+		if (fp_xdp_features(port, &features) || (features & FP_XDP_ACT_NDO_XMIT))
+			continue;
+		eg = add_egress(s, port);
+		if (!eg)
+			continue;
+		eg->flags = FP_EGRESS_NO_XMIT;
+		for (int j = 0; j < t->maps->nr_egress; j++)
+			was |= t->maps->egress[j].upper == port;
+		if (!was)
+			fp_log(LOG_WARNING,
+			       "interface %u cannot take redirected XDP frames now (a veth whose "
+			       "peer has no GRO?): flows leaving by it stay in the kernel",
+			       port);
+	}
+}
+
 static int fdb_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct topo_scan *s = data;
@@ -553,6 +594,7 @@ int topology_sync(struct fp_topology *t, const struct fp_instance *inst, const u
 	if (!err) {
 		add_bridges_and_vlans(s);
 		add_pppoe(t, s);
+		add_unable_ports(t, s);
 		err = read_fdb(t, s);
 	}
 	if (err) {
@@ -583,7 +625,8 @@ int topology_sync(struct fp_topology *t, const struct fp_instance *inst, const u
 	t->nr_served = 0;
 	t->bridge_ports = false;
 	for (int i = 0; i < next->nr_egress; i++)
-		t->served[t->nr_served++] = next->egress[i].upper;
+		if (!(next->egress[i].value.flags & FP_EGRESS_NO_XMIT))
+			t->served[t->nr_served++] = next->egress[i].upper;
 	for (int i = 0; i < next->nr_ingress; i++)
 		t->bridge_ports |= !next->ingress[i].key.vlan_id && !next->ingress[i].key.pppoe_sid;
 	free(s);

@@ -28,6 +28,7 @@ struct fp_topology {
 	bool bridge_ports; /* some attached interface is a bridge port (FP_CONFIG_BRIDGE_PORTS) */
 	struct topo_maps *maps; /* the maps' contents as last written */
 	bool rewrite;		/* a map write failed: write them all at the next sync */
+	bool check_xmit;	/* ask each attached port whether it takes redirected frames */
 	bool pppoe_ambiguous_logged;
 };
 

@@ -41,6 +41,8 @@ enum topo {
 	TOPO_WAN_VLAN_PPPOE, /* the session on VLAN 7 */
 	TOPO_LAN_BRIDGE,     /* LAN is a bridge, PORT its port; the LAN host learnt on PORT */
 	TOPO_LAN_BRIDGE_NO_FDB,
+	TOPO_WAN_NO_XMIT,	  /* WAN cannot take redirected frames now */
+	TOPO_LAN_BRIDGE_NO_XMIT, /* the bridge port the host was learnt on cannot */
 };
 
 #define FX_VLAN	     7
@@ -509,6 +511,14 @@ static const struct dp_case cases[] = {
 	    .dport = 61000, .proto = IPPROTO_TCP },
 	  { .flags = FP_FLOW_DNAT, .nat_daddr = "198.18.1.2", .nat_dport = 40000 },
 	  .topo = TOPO_LAN_BRIDGE_NO_FDB, .verdict = XDP_PASS, .stat = FP_STAT_PASS_NO_FDB },
+	{ "bridge: a port that cannot take xdp frames now passes", WAN,
+	  { FROM_WAN, .family = 4, .saddr = "198.19.2.2", .daddr = "198.19.2.1", .sport = 443,
+	    .dport = 61000, .proto = IPPROTO_TCP },
+	  { .flags = FP_FLOW_DNAT, .nat_daddr = "198.18.1.2", .nat_dport = 40000 },
+	  .topo = TOPO_LAN_BRIDGE_NO_XMIT, .verdict = XDP_PASS, .stat = FP_STAT_PASS_EGRESS },
+	{ "an egress that cannot take xdp frames now passes", LAN,
+	  { FROM_LAN, CLI4, .proto = IPPROTO_TCP }, { SNAT_WAN }, .topo = TOPO_WAN_NO_XMIT,
+	  .verdict = XDP_PASS, .stat = FP_STAT_PASS_EGRESS },
 	{ "bridge: a port's frame matches the bridge's flow", PORT,
 	  { FROM_LAN, CLI4, .proto = IPPROTO_UDP, .payload_len = 10 }, { SNAT_WAN, .ingress = LAN },
 	  .topo = TOPO_LAN_BRIDGE, .verdict = XDP_REDIRECT, .stat = FP_STAT_FORWARDED, .egress = WAN,
@@ -558,15 +568,24 @@ static void apply_topo(enum topo topo)
 		fx_add_ingress(&in_key, &upper);
 		fx_add_egress(fx.wan_ifindex, &eg);
 		return;
+	case TOPO_WAN_NO_XMIT:
+		eg = (struct fp_egress){.flags = FP_EGRESS_NO_XMIT};
+		fx_add_egress(fx.wan_ifindex, &eg);
+		return;
 	case TOPO_LAN_BRIDGE:
 	case TOPO_LAN_BRIDGE_NO_FDB:
+	case TOPO_LAN_BRIDGE_NO_XMIT:
 		upper.ifindex = fx.lan_ifindex;
 		memcpy(upper.mac, fx_lan_mac, 6);
 		fx_add_ingress(&in_key, &upper);
 		eg = (struct fp_egress){.flags = FP_EGRESS_BRIDGE};
 		fx_add_egress(fx.lan_ifindex, &eg);
-		if (topo == TOPO_LAN_BRIDGE)
+		if (topo != TOPO_LAN_BRIDGE_NO_FDB)
 			fx_add_fdb(fx.lan_ifindex, fx_lan_host_mac, fx.port_ifindex);
+		if (topo == TOPO_LAN_BRIDGE_NO_XMIT) {
+			eg = (struct fp_egress){.flags = FP_EGRESS_NO_XMIT};
+			fx_add_egress(fx.port_ifindex, &eg);
+		}
 		fx_get_config(&cfg);
 		cfg.flags |= FP_CONFIG_BRIDGE_PORTS;
 		fx_set_config(&cfg);

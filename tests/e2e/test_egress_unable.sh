@@ -1,0 +1,31 @@
+#!/bin/bash
+# An attached port that stops taking redirected XDP frames: a veth does when its peer loses
+# GRO (attach checks it, but it can change later). Frames redirected to it would be dropped;
+# the daemon notices within a scan and its flows go to the kernel instead, until the port
+# can take frames again.
+. "$(dirname "$0")/testbed.sh"
+tb_setup
+tb_attach || exit 1
+unable() { [ "$(tb_status | jq '[.upper_devices[] | select(.takes_xdp_frames == false)] | length')" = 1 ]; }
+able() { [ "$(tb_status | jq '[.upper_devices[] | select(.takes_xdp_frames == false)] | length')" = 0 ]; }
+
+tb_udp_server 6000 "$TB_TMP/server.out"
+cli "$FP_UDP" client 198.19.2.2 6000 60000 >"$TB_TMP/client.out" &
+client=$!
+check "a long conversation is offloaded" tb_wait 5 eval '[ "$(tb_flow_entries)" = 2 ]'
+cli ethtool -K c0 gro off >/dev/null
+check "the daemon sees that r0 cannot take XDP frames (within 2 s)" tb_wait 2 unable
+egress0=$(tb_stat pass_egress_not_attached)
+sleep 0.5
+check "... and packets towards the client go to the kernel" ge \
+	"$(tb_stat pass_egress_not_attached)" $((egress0 + 100))
+grep -q 'cannot take redirected XDP frames' "$TB_TMP/daemon.log" ||
+	check "... which the daemon logs" false
+cli ethtool -K c0 gro on >/dev/null
+check "once it can again, the daemon sees it" tb_wait 2 able
+fwd0=$(tb_stat forwarded)
+sleep 0.5
+check "... and the fastpath carries the flow again" ge "$(tb_stat forwarded)" $((fwd0 + 100))
+check "the conversation completes intact" wait "$client"
+tb_log "  client: $(cat "$TB_TMP/client.out")"
+tb_done
