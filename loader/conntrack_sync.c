@@ -413,7 +413,8 @@ static void list_ports(struct fp_ctsync *cs, bool sync_topology)
 		err = topology_sync(t, cs->inst, cs->ports, cs->nr_ports);
 		if (err < 0)
 			cs->state->errors++;
-		else if (err > 0)
+		/* A failed sync may have written some of the maps: look next hops up again. */
+		if (err)
 			cs->topology_changed = true;
 	}
 	for (int i = 0; i < t->nr_served && cs->nr_ports < FP_MAX_IFACES; i++)
