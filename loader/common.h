@@ -62,6 +62,18 @@ int fp_parse_cpulist(const char *list, bool *set, int max);
 /* Every netlink message in buf lies within it (see util.c). */
 bool fp_nlmsg_stream_ok(const void *buf, size_t len);
 int fp_nl_error(void); /* -errno after mnl_cb_run() failed, always a valid one */
+struct mnl_socket;
+struct nlmsghdr;
+typedef int (*fp_nl_cb)(const struct nlmsghdr *nlh, void *data); /* libmnl's mnl_cb_t */
+/*
+ * Sends req (its type, payload and nlmsg_seq filled in) on nl and feeds the answers, read
+ * into buf, to cb: fp_nl_dump as a dump, until NLMSG_DONE; fp_nl_ask as one request, whose
+ * answer is one read. Every read is checked with fp_nlmsg_stream_ok. 0 or -errno.
+ */
+int fp_nl_dump(struct mnl_socket *nl, struct nlmsghdr *req, char *buf, size_t len, fp_nl_cb cb,
+	       void *data);
+int fp_nl_ask(struct mnl_socket *nl, struct nlmsghdr *req, char *buf, size_t len, fp_nl_cb cb,
+	      void *data);
 
 /* instance.c */
 int fp_check_environment(const char *pin_dir, bool may_mount);

@@ -59,9 +59,7 @@ int fp_shaping_qdiscs(const uint32_t *ifindexes, int n, char (*kinds)[FP_QDISC_K
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
 	struct qdisc_scan qs = {.ifindexes = ifindexes, .n = n, .kinds = kinds};
 	struct tcmsg *tcm;
-	uint32_t seq = time(NULL), portid;
-	int ret = 0;
-	ssize_t len;
+	int ret;
 
 	for (int i = 0; i < n; i++)
 		kinds[i][0] = '\0';
@@ -72,27 +70,12 @@ int fp_shaping_qdiscs(const uint32_t *ifindexes, int n, char (*kinds)[FP_QDISC_K
 		ret = -errno;
 		goto out;
 	}
-	portid = mnl_socket_get_portid(nl);
 	/* One dump of every qdisc, whatever the number of interfaces asked about. */
 	nlh->nlmsg_type = RTM_GETQDISC;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-	nlh->nlmsg_seq = seq;
+	nlh->nlmsg_seq = time(NULL);
 	tcm = mnl_nlmsg_put_extra_header(nlh, sizeof(*tcm));
 	tcm->tcm_family = AF_UNSPEC;
-	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0) {
-		ret = -errno;
-		goto out;
-	}
-	while ((len = mnl_socket_recvfrom(nl, buf, sizeof(buf))) > 0) {
-		if (!fp_nlmsg_stream_ok(buf, len)) {
-			ret = -EBADMSG;
-			goto out;
-		}
-		ret = mnl_cb_run(buf, len, seq, portid, qdisc_cb, &qs);
-		if (ret <= MNL_CB_STOP)
-			break;
-	}
-	ret = ret < 0 ? fp_nl_error() : 0;
+	ret = fp_nl_dump(nl, nlh, buf, sizeof(buf), qdisc_cb, &qs);
 out:
 	if (nl)
 		mnl_socket_close(nl);

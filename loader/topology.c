@@ -148,27 +148,17 @@ static struct link *find_link_by_name(struct topo_scan *s, const char *name)
 	return NULL;
 }
 
-/* Runs one dump request and feeds every answer to cb. */
+/* Runs one dump request and feeds every answer to cb; tests give the answers instead. */
 static int dump(struct fp_topology *t, struct nlmsghdr *req, mnl_cb_t cb, void *data)
 {
-	uint32_t portid = mnl_socket_get_portid(t->nl);
-	ssize_t len;
-	int ret = 0;
-
-	req->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-	req->nlmsg_seq = ++t->seq;
-	if (mnl_socket_sendto(t->nl, req, req->nlmsg_len) < 0)
-		return -errno;
-	while ((len = mnl_socket_recvfrom(t->nl, t->buf, TOPO_BUF_SIZE)) > 0) {
-		if (!fp_nlmsg_stream_ok(t->buf, len))
+	if (t->link_dump) {
+		if (!fp_nlmsg_stream_ok(t->link_dump, t->link_dump_len))
 			return -EBADMSG;
-		ret = mnl_cb_run(t->buf, len, t->seq, portid, cb, data);
-		if (ret <= MNL_CB_STOP)
-			break;
+		mnl_cb_run(t->link_dump, t->link_dump_len, 0, 0, cb, data);
+		return 0;
 	}
-	if (len < 0)
-		return -errno;
-	return ret < 0 ? fp_nl_error() : 0;
+	req->nlmsg_seq = ++t->seq;
+	return fp_nl_dump(t->nl, req, t->buf, TOPO_BUF_SIZE, cb, data);
 }
 
 static void parse_info_data(const struct nlattr *data, const char *kind, struct link *l)
@@ -271,12 +261,6 @@ static int read_links(struct fp_topology *t, struct topo_scan *s)
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(req);
 	struct ifinfomsg *ifi;
 
-	if (t->link_dump) {
-		if (!fp_nlmsg_stream_ok(t->link_dump, t->link_dump_len))
-			return -EBADMSG;
-		mnl_cb_run(t->link_dump, t->link_dump_len, 0, 0, link_cb, s);
-		return 0;
-	}
 	nlh->nlmsg_type = RTM_GETLINK;
 	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
 	ifi->ifi_family = AF_UNSPEC;
@@ -546,10 +530,6 @@ static int read_fdb(struct fp_topology *t, struct topo_scan *s)
 		bridges |= s->next.egress[i].value.flags & FP_EGRESS_BRIDGE;
 	if (!bridges)
 		return 0;
-	if (t->link_dump) { /* tests: the FDB entries are among the given messages */
-		mnl_cb_run(t->link_dump, t->link_dump_len, 0, 0, fdb_cb, s);
-		return 0;
-	}
 	nlh->nlmsg_type = RTM_GETNEIGH;
 	ndm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ndm));
 	ndm->ndm_family = AF_BRIDGE;
@@ -654,8 +634,6 @@ int topology_upper_kind(int ifindex, const char **kind)
 	struct mnl_socket *nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC);
 	struct link l = {0};
 	struct ifinfomsg *ifi;
-	uint32_t seq = time(NULL);
-	ssize_t len;
 	int ret;
 
 	*kind = NULL;
@@ -664,22 +642,11 @@ int topology_upper_kind(int ifindex, const char **kind)
 		goto out;
 	}
 	nlh->nlmsg_type = RTM_GETLINK;
-	nlh->nlmsg_flags = NLM_F_REQUEST;
-	nlh->nlmsg_seq = seq;
+	nlh->nlmsg_seq = time(NULL);
 	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
 	ifi->ifi_family = AF_UNSPEC;
 	ifi->ifi_index = ifindex;
-	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0) {
-		ret = -errno;
-		goto out;
-	}
-	len = mnl_socket_recvfrom(nl, buf, sizeof(buf));
-	if (len < 0 || !fp_nlmsg_stream_ok(buf, len)) {
-		ret = len < 0 ? -errno : -EBADMSG;
-		goto out;
-	}
-	ret = mnl_cb_run(buf, len, seq, mnl_socket_get_portid(nl), kind_cb, &l);
-	ret = ret < 0 ? fp_nl_error() : 0;
+	ret = fp_nl_ask(nl, nlh, buf, sizeof(buf), kind_cb, &l);
 	if (l.bridge)
 		*kind = "a bridge: attach to its ports instead";
 	else if (l.vlan)

@@ -12,6 +12,8 @@
 #include <net/if.h>
 #include <linux/netlink.h>
 
+#include <libmnl/libmnl.h>
+
 #include "common.h"
 
 int fp_log_level = LOG_NOTICE;
@@ -143,4 +145,39 @@ int fp_parse_cpulist(const char *list, bool *set, int max)
 		if (*p++ != ',')
 			return -EINVAL;
 	}
+}
+
+/* Reads until cb or the kernel ends the conversation (MNL_CB_STOP: NLMSG_DONE), or once. */
+static int nl_talk(struct mnl_socket *nl, struct nlmsghdr *req, char *buf, size_t len, fp_nl_cb cb,
+		   void *data, bool once)
+{
+	uint32_t portid = mnl_socket_get_portid(nl), seq = req->nlmsg_seq;
+	ssize_t n;
+	int ret;
+
+	if (mnl_socket_sendto(nl, req, req->nlmsg_len) < 0)
+		return -errno;
+	do {
+		n = mnl_socket_recvfrom(nl, buf, len);
+		if (n < 0)
+			return -errno;
+		if (!fp_nlmsg_stream_ok(buf, n))
+			return -EBADMSG;
+		ret = mnl_cb_run(buf, n, seq, portid, cb, data);
+	} while (!once && ret > MNL_CB_STOP);
+	return ret < 0 ? fp_nl_error() : 0;
+}
+
+int fp_nl_dump(struct mnl_socket *nl, struct nlmsghdr *req, char *buf, size_t len, fp_nl_cb cb,
+	       void *data)
+{
+	req->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	return nl_talk(nl, req, buf, len, cb, data, false);
+}
+
+int fp_nl_ask(struct mnl_socket *nl, struct nlmsghdr *req, char *buf, size_t len, fp_nl_cb cb,
+	      void *data)
+{
+	req->nlmsg_flags = NLM_F_REQUEST;
+	return nl_talk(nl, req, buf, len, cb, data, true);
 }

@@ -59,31 +59,12 @@ static int reply_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-/* One request, its one answer parsed into r. */
-static int ask(struct mnl_socket *nl, struct nlmsghdr *nlh, struct genl_reply *r)
-{
-	char buf[MNL_SOCKET_BUFFER_SIZE];
-	ssize_t len;
-	int ret;
-
-	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0)
-		return -errno;
-	len = mnl_socket_recvfrom(nl, buf, sizeof(buf));
-	if (len < 0)
-		return -errno;
-	if (!fp_nlmsg_stream_ok(buf, len))
-		return -EBADMSG;
-	ret = mnl_cb_run(buf, len, nlh->nlmsg_seq, mnl_socket_get_portid(nl), reply_cb, r);
-	return ret < 0 ? fp_nl_error() : 0;
-}
-
 static struct nlmsghdr *genl_request(char *buf, uint16_t type, uint8_t cmd, uint32_t seq)
 {
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
 	struct genlmsghdr *genl;
 
 	nlh->nlmsg_type = type;
-	nlh->nlmsg_flags = NLM_F_REQUEST;
 	nlh->nlmsg_seq = seq;
 	genl = mnl_nlmsg_put_extra_header(nlh, sizeof(*genl));
 	genl->cmd = cmd;
@@ -106,7 +87,7 @@ int fp_xdp_features(int ifindex, uint64_t *features)
 	}
 	nlh = genl_request(buf, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, seq);
 	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, NETDEV_FAMILY_NAME);
-	err = ask(nl, nlh, &r);
+	err = fp_nl_ask(nl, nlh, buf, sizeof(buf), reply_cb, &r);
 	if (err == -ENOENT || (!err && !r.family)) {
 		err = -EOPNOTSUPP; /* a kernel older than 6.3 */
 		goto out;
@@ -115,7 +96,7 @@ int fp_xdp_features(int ifindex, uint64_t *features)
 		goto out;
 	nlh = genl_request(buf, r.family, NETDEV_CMD_DEV_GET, seq + 1);
 	mnl_attr_put_u32(nlh, NETDEV_A_DEV_IFINDEX, ifindex);
-	err = ask(nl, nlh, &r);
+	err = fp_nl_ask(nl, nlh, buf, sizeof(buf), reply_cb, &r);
 	if (!err && !r.have_features)
 		err = -EOPNOTSUPP;
 	if (!err)
