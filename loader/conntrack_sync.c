@@ -383,13 +383,6 @@ static void conn_remove(struct fp_ctsync *cs, struct fp_conn *c)
 	conntable_remove(&cs->table, c);
 }
 
-/*
- * Whether the fastpath is attached to ifindex, from a copy of the devmap's keys: asking the
- * devmap for each direction of each new connection cost two syscalls per connection. The
- * copy is read again when it does not know an interface (at most every PORTS_REREAD_NS,
- * so a newly attached one is seen at once) and at every scan (so a detached one is
- * forgotten within a scan; the scan also returns its connections to the kernel).
- */
 static bool listed(const uint32_t *ifindexes, int n, uint32_t ifindex)
 {
 	for (int i = 0; i < n; i++)
@@ -422,6 +415,14 @@ static void list_ports(struct fp_ctsync *cs, bool sync_topology)
 			cs->ports[cs->nr_ports++] = t->served[i];
 }
 
+/*
+ * Whether flows may be keyed by ifindex (attached, or served above an attached port), from
+ * a copy of the devmap's keys: asking the devmap for each direction of each new connection
+ * cost two syscalls per connection. The copy is read again when it does not know an
+ * interface (at most every PORTS_REREAD_NS, so a newly attached one is seen at once) and
+ * at every scan (so a detached one is forgotten within a scan; the scan also returns its
+ * connections to the kernel).
+ */
 static bool port_attached(struct fp_ctsync *cs, uint32_t ifindex)
 {
 	uint64_t now;
@@ -443,7 +444,7 @@ static bool port_shaped(const struct fp_ctsync *cs, uint32_t ifindex)
 	return listed(cs->shaped, cs->nr_shaped, ifindex);
 }
 
-/* Which attached interfaces have a shaper now. */
+/* Which of the interfaces have a shaper now. */
 static void refresh_shaped(struct fp_ctsync *cs)
 {
 	char kinds[FP_MAX_IFACES][FP_QDISC_KIND_LEN];
