@@ -237,12 +237,8 @@ static __always_inline int fp_forward(struct xdp_md *ctx, const struct fp_config
 		fp_rewrite6(&pkt, flow6);
 	else if (flow4)
 		fp_rewrite4(&pkt, flow4);
-	if (l2_len == sizeof(struct ethhdr) && pkt.l2_len == sizeof(struct ethhdr)) {
-		__builtin_memcpy(pkt.eth->h_dest, meta->dmac, ETH_ALEN);
-		__builtin_memcpy(pkt.eth->h_source, meta->smac, ETH_ALEN);
-	} else if (!fp_l2_write(ctx, &pkt, meta)) {
+	if (!fp_l2_write(ctx, &pkt, meta))
 		return XDP_ABORTED;
-	}
 
 	meta->last_seen_ns = now;
 	__sync_fetch_and_add(&meta->packets, 1);
