@@ -63,8 +63,9 @@ int fp_steer_enable(const struct fp_instance *inst, const char *cpus)
 		return -ENAMETOOLONG;
 	prog_fd = bpf_obj_get(path);
 	if (prog_fd < 0) {
-		fp_err("--steer: %s: %s", path, strerror(errno));
-		return -errno;
+		err = -errno;
+		fp_err("--steer: %s: %s", path, strerror(-err));
+		return err;
 	}
 	for (uint32_t cpu = 0; cpu < (uint32_t)nr && !err; cpu++) {
 		struct bpf_cpumap_val val = {.qsize = STEER_QUEUE_SIZE, .bpf_prog.fd = prog_fd};

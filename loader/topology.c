@@ -21,7 +21,6 @@
  * session and one ppp device (a home router's WAN) they pair, otherwise PPPoE stays in the
  * kernel. A bridge with VLAN filtering, stacked VLANs and 802.1ad stay in the kernel.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
