@@ -51,7 +51,6 @@ static int resolve_ifaces(int argc, char **argv, struct iface *ifs)
 	return 0;
 }
 
-/* Refuses an interface that already has an XDP program, ours or another. */
 /* A shaper on the interface would be bypassed: refuse unless --allow-shaping. */
 static int check_unshaped(const struct iface *ifc)
 {
@@ -115,6 +114,7 @@ static int check_redirect_target(const struct iface *ifc, int mode)
 	return -EOPNOTSUPP;
 }
 
+/* Refuses an interface that already has an XDP program, ours or another. */
 static int check_free(const struct fp_instance *inst, const struct iface *ifc)
 {
 	LIBBPF_OPTS(bpf_xdp_query_opts, q);
