@@ -101,6 +101,28 @@ measure() { # FLOWS: delivered pps at the sink over RUN_S seconds
 	echo "$(((after - before) * 1000 / $(echo "$out" | awk '{ printf "%d", $4 * 1000 }')))"
 }
 
+# steered PREFIX FLOWS ROUND [ATTACH OPTIONS]: xdp-fastpath with each --steer variant of
+# $STEER ("all": --steer, a CPU list: --steer=LIST), measured as paths PREFIX + steer[=LIST]
+# (PREFIX "kernel+" where nothing is offloaded, "" for the fastpath).
+steered() {
+	local prefix=$1 n=$2 r=$3 cpus arg pps
+	shift 3
+	for cpus in $STEER; do
+		arg=--steer
+		[ "$cpus" = all ] || arg=--steer=$cpus
+		fastpath attach r0 r1 "$arg" "$@" --log-file "$TB_TMP/daemon.log" >/dev/null
+		if [ -z "$prefix" ]; then
+			wait_offloaded "$est" 300 >/dev/null || log "only $(offloaded) of $est offloaded"
+		fi
+		pps=$(measure "$n")
+		log "$n flows, round $r: ${prefix:-fastpath }$arg $pps pps" \
+			"($(fastpath status --json | jq .forwarded) on the fastpath)"
+		echo "$n,$r,$prefix${arg#--},$pps" >>"$RAW"
+		fastpath detach >/dev/null
+		napi_back
+	done
+}
+
 prog_stats() { bpftool prog show id "$1" -j | jq -r '"\(.run_time_ns // 0) \(.run_cnt // 0)"'; }
 
 echo "flows,round,path,pps" >"$RAW"
@@ -124,18 +146,8 @@ for n in $FLOWS; do
 
 		# 1b. the kernel's path steered (RPS-like): --skip-mark 0 matches every connection
 		# here, so nothing is offloaded and the program only hands each frame to its flow's
-		# CPU, where the cpumap entry passes it to the kernel. Paths kernel+steer, ...
-		for cpus in $STEER; do
-			arg=--steer path=kernel+steer
-			[ "$cpus" = all ] || { arg=--steer=$cpus; path=kernel+steer=$cpus; }
-			fastpath attach r0 r1 "$arg" --skip-mark 0 --log-file "$TB_TMP/daemon.log" >/dev/null
-			pps=$(measure "$n")
-			log "$n flows, round $r: kernel, $arg $pps pps" \
-				"($(fastpath status --json | jq .forwarded) on the fastpath)"
-			echo "$n,$r,$path,$pps" >>"$RAW"
-			fastpath detach >/dev/null
-			napi_back
-		done
+		# CPU, where the cpumap entry passes it to the kernel.
+		steered kernel+ "$n" "$r" --skip-mark 0
 
 		# 2. xdp-fastpath with its daemon; the first dump offloads the established flows
 		t0=$(date +%s.%N)
@@ -168,20 +180,8 @@ for n in $FLOWS; do
 		fastpath detach >/dev/null
 		napi_back
 
-		# 2b. the same with --steer (every CPU) and --steer=LIST (those CPUs): each flow's
-		# work on its CPU, through a cpumap. Path names: steer, steer=1, ...
-		for cpus in $STEER; do
-			arg=--steer path=steer
-			[ "$cpus" = all ] || { arg=--steer=$cpus; path=steer=$cpus; }
-			fastpath attach r0 r1 "$arg" --flows $((n * 2 > 65536 ? n * 2 : 65536)) \
-				--log-file "$TB_TMP/daemon.log" >/dev/null
-			wait_offloaded "$est" 300 >/dev/null || log "only $(offloaded) of $est offloaded"
-			pps=$(measure "$n")
-			log "$n flows, round $r: fastpath $arg $pps pps"
-			echo "$n,$r,$path,$pps" >>"$RAW"
-			fastpath detach >/dev/null
-			napi_back
-		done
+		# 2b. the same with --steer: each flow's work on its CPU, through a cpumap
+		steered "" "$n" "$r" --flows $((n * 2 > 65536 ? n * 2 : 65536))
 
 		# 3. the ceiling: a bare redirect, no lookup, no rewrite
 		bench_in "$TB_RTR" ceiling "$BPIN" r0 r1 "$S0" "$R1"
