@@ -194,9 +194,11 @@ static void handle_route_changes(struct daemon *d)
 	if (changes.nexthops_changed) {
 		/* Routes first: from now on every cached next hop is looked up again. */
 		write_heartbeat(d, fp_now_ns(), true);
-		/* Links and bridge FDBs are among the changes. If the layer-2 maps change, next
-		 * hops looked up meanwhile are stale: write_heartbeat bumps once more. */
-		ctsync_read_ports(&d->cs);
+		/* Links or bridge FDB entries changed: the layer-2 maps may too. If they do,
+		 * next hops looked up meanwhile are stale: write_heartbeat bumps once more. IP
+		 * neighbours come and go all the time on a busy LAN, and need no re-read. */
+		if (changes.l2_changed)
+			ctsync_read_ports(&d->cs);
 		if (d->cs.topology_changed)
 			write_heartbeat(d, fp_now_ns(), false);
 	}

@@ -157,16 +157,26 @@ static int watch_cb(const struct nlmsghdr *nlh, void *data)
 		    changes->nr_deleted <
 			    (int)(sizeof(changes->deleted) / sizeof(changes->deleted[0])))
 			changes->deleted[changes->nr_deleted++] = ifi->ifi_index;
-		changes->nexthops_changed = true;
+		changes->nexthops_changed = changes->l2_changed = true;
 		break;
 	}
 	case RTM_NEWLINK:
+		changes->nexthops_changed = changes->l2_changed = true;
+		break;
+	case RTM_NEWNEIGH:
+	case RTM_DELNEIGH: {
+		const struct ndmsg *ndm = mnl_nlmsg_get_payload(nlh);
+
+		/* A bridge's FDB entry, or one too short to tell: assume it is one. */
+		if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*ndm) || ndm->ndm_family == AF_BRIDGE)
+			changes->l2_changed = true;
+		changes->nexthops_changed = true;
+		break;
+	}
 	case RTM_NEWADDR:
 	case RTM_DELADDR:
 	case RTM_NEWROUTE:
 	case RTM_DELROUTE:
-	case RTM_NEWNEIGH:
-	case RTM_DELNEIGH:
 		changes->nexthops_changed = true;
 		break;
 	}
@@ -179,7 +189,7 @@ void route_watch_parse(struct fp_route *rt, const void *buf, size_t len,
 	if (fp_nlmsg_stream_ok(buf, len))
 		mnl_cb_run(buf, len, 0, 0, watch_cb, changes);
 	else
-		changes->nexthops_changed = true; /* unreadable: assume the worst */
+		changes->nexthops_changed = changes->l2_changed = true; /* unreadable: the worst */
 	if (changes->nexthops_changed)
 		route_cache_flush(rt);
 }
@@ -194,7 +204,8 @@ void route_watch_read(struct fp_route *rt, struct fp_route_changes *changes)
 			if (errno == EINTR)
 				continue;
 			if (errno == ENOBUFS) {
-				changes->nexthops_changed = true; /* lost some: assume the worst */
+				/* lost some: assume the worst */
+				changes->nexthops_changed = changes->l2_changed = true;
 				route_cache_flush(rt);
 				continue;
 			}

@@ -42,6 +42,7 @@ void route_cache_flush(struct fp_route *rt);
 /* What the watcher saw in the messages read by route_watch_read(). */
 struct fp_route_changes {
 	bool nexthops_changed; /* routes, neighbours, addresses or links changed */
+	bool l2_changed;       /* links or bridge FDB entries: the topology (topology.c) */
 	uint32_t deleted[16];  /* ifindexes of deleted links */
 	int nr_deleted;
 };

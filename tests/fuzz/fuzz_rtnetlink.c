@@ -170,6 +170,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    changes.nr_deleted >
 			    (int)(sizeof(changes.deleted) / sizeof(changes.deleted[0])))
 			fuzz_fail("nr_deleted %d", changes.nr_deleted);
+		if (changes.l2_changed && !changes.nexthops_changed)
+			fuzz_fail("a layer-2 change that changes no next hop");
+		if (changes.nr_deleted && !changes.l2_changed)
+			fuzz_fail("a deleted link that is no layer-2 change");
 		if (changes.nr_deleted && !changes.nexthops_changed)
 			fuzz_fail("a deleted link that changes no next hop");
 		if (changes.nexthops_changed && rt.cache[0].family)
