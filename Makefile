@@ -30,7 +30,7 @@ LDLIBS	+= $(shell pkg-config --libs $(PKGS) 2>/dev/null || \
 BPF_SRC   := bpf/xdp_fastpath.bpf.c
 BPF_HDRS  := $(wildcard bpf/*.h) include/xdp_fastpath.h
 BPF_OBJ   := $(BUILD)/xdp_fastpath.bpf.o
-SKEL	  := $(BUILD)/xdp_fastpath.skel.h
+SKEL	  := $(BUILD)/xdp_fastpath.skel.h $(BUILD)/probe.skel.h
 
 LOADER_SRCS := $(wildcard loader/*.c)
 LOADER_OBJS := $(LOADER_SRCS:loader/%.c=$(BUILD)/loader/%.o)
@@ -46,11 +46,11 @@ BENCH_BIN := $(BUILD)/fp-bench
 .PHONY: all test bench bench-prog sanitize fuzz install uninstall clean format
 all: $(BIN) $(UDP_BIN)
 
-$(BPF_OBJ): $(BPF_SRC) $(BPF_HDRS) | $(BUILD)
+$(BUILD)/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS) | $(BUILD)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
-$(SKEL): $(BPF_OBJ)
-	$(BPFTOOL) gen skeleton $< name xdp_fastpath > $@.tmp && mv $@.tmp $@
+$(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
+	$(BPFTOOL) gen skeleton $< name $* > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/loader/%.o: loader/%.c $(SKEL) include/xdp_fastpath.h $(wildcard loader/*.h) | $(BUILD)
 	@mkdir -p $(dir $@)
@@ -146,7 +146,7 @@ uninstall:
 		$(DESTDIR)$(UNITDIR)/xdp-fastpath.service
 
 format:
-	clang-format -i $(BPF_SRC) $(BPF_HDRS) $(LOADER_SRCS) $(wildcard loader/*.h) \
+	clang-format -i $(wildcard bpf/*.bpf.c) $(BPF_HDRS) $(LOADER_SRCS) $(wildcard loader/*.h) \
 		$(TEST_SRCS) $(wildcard tests/*.h tests/fuzz/*.c tests/fuzz/*.h)
 
 clean:

@@ -70,13 +70,13 @@ static __always_inline void fp_fib_params6(struct bpf_fib_lookup *fib, const str
  * Looks the next hop up and caches it in @meta; FP_CONTINUE on success. A flow with a
  * conntrack mark is looked up with it as the fwmark, as the kernel routes its packets
  * when the firewall copies the mark (multi-WAN policy routing). A kernel older than 6.10
- * refuses the flag: such a flow stays on the kernel path (counted as no route), since a
- * lookup without its mark could pick another WAN.
+ * has no such lookup (@fib_mark false): the flow stays on the kernel path, since a lookup
+ * without its mark could pick another WAN.
  */
 static __always_inline enum fp_stat fp_nexthop_resolve(struct xdp_md *ctx,
 						       struct bpf_fib_lookup *fib,
 						       struct fp_flow_meta *meta, __u32 gen,
-						       __u32 mark)
+						       __u32 mark, bool fib_mark)
 {
 	enum fp_stat reason;
 	__u32 flags = 0;
@@ -84,6 +84,8 @@ static __always_inline enum fp_stat fp_nexthop_resolve(struct xdp_md *ctx,
 	/* tot_len 0: the MTU check is ours, against the cached MTU, on every packet. */
 	fib->tot_len = 0;
 	if (mark) {
+		if (!fib_mark)
+			return FP_STAT_PASS_NO_FIB_MARK;
 		__builtin_memcpy(fib->smac, &mark, sizeof(mark));
 		flags = BPF_FIB_LOOKUP_MARK;
 	}

@@ -96,6 +96,20 @@ static __always_inline bool fp_ipv6_is_ext_header(__u8 nexthdr)
 	return false;
 }
 
+/*
+ * A 16-bit length field of the packet, in host order. The verifier of kernels before 6.x
+ * (5.10 to 6.12 at least) forgets a value's range through a byte swap, and then refuses the
+ * packet-pointer arithmetic the length takes part in. The mask restores the range; behind
+ * barrier_var() the compiler cannot prove it redundant and drop it.
+ */
+static __always_inline __u32 fp_len16(__be16 field)
+{
+	__u32 len = bpf_ntohs(field);
+
+	barrier_var(len);
+	return len & 0xffff;
+}
+
 /* TCP or UDP header at @l4, @l4_len bytes of L3 payload. */
 static __always_inline enum fp_stat fp_parse_l4(struct fp_pkt *pkt, void *l4, __u16 l4_len,
 						void *data_end)
@@ -111,11 +125,11 @@ static __always_inline enum fp_stat fp_parse_l4(struct fp_pkt *pkt, void *l4, __
 		pkt->l4csum = &th->check;
 	} else {
 		struct udphdr *uh = l4;
-		__u16 udp_len;
+		__u32 udp_len;
 
 		if ((void *)(uh + 1) > data_end || l4_len < sizeof(*uh))
 			return FP_STAT_PASS_MALFORMED;
-		udp_len = bpf_ntohs(uh->len);
+		udp_len = fp_len16(uh->len);
 		if (udp_len < sizeof(*uh) || udp_len > l4_len)
 			return FP_STAT_PASS_MALFORMED;
 		/* A zero UDP checksum is "none" over IPv4 but invalid over IPv6 (RFC 8200). */
@@ -130,7 +144,7 @@ static __always_inline enum fp_stat fp_parse_l4(struct fp_pkt *pkt, void *l4, __
 static __always_inline enum fp_stat fp_parse_ipv4(struct fp_pkt *pkt, void *data_end)
 {
 	struct iphdr *iph = pkt->l3;
-	__u16 tot_len;
+	__u32 tot_len;
 
 	if ((void *)(iph + 1) > data_end)
 		return FP_STAT_PASS_MALFORMED;
@@ -138,7 +152,7 @@ static __always_inline enum fp_stat fp_parse_ipv4(struct fp_pkt *pkt, void *data
 		return FP_STAT_PASS_MALFORMED;
 	if (iph->ihl > 5)
 		return FP_STAT_PASS_IP_OPTIONS;
-	tot_len = bpf_ntohs(iph->tot_len);
+	tot_len = fp_len16(iph->tot_len);
 	if (tot_len < sizeof(*iph) || (void *)iph + tot_len > data_end)
 		return FP_STAT_PASS_MALFORMED;
 	/* PPPoE: the kernel trims the frame to the session's length before IP sees it. */
@@ -160,13 +174,13 @@ static __always_inline enum fp_stat fp_parse_ipv4(struct fp_pkt *pkt, void *data
 static __always_inline enum fp_stat fp_parse_ipv6(struct fp_pkt *pkt, void *data_end)
 {
 	struct ipv6hdr *ip6h = pkt->l3;
-	__u16 payload_len;
+	__u32 payload_len;
 
 	if ((void *)(ip6h + 1) > data_end)
 		return FP_STAT_PASS_MALFORMED;
 	if (ip6h->version != 6)
 		return FP_STAT_PASS_MALFORMED;
-	payload_len = bpf_ntohs(ip6h->payload_len);
+	payload_len = fp_len16(ip6h->payload_len);
 	/* Zero is a jumbogram (RFC 2675): left to the kernel like anything unusual. */
 	if (payload_len == 0 || (void *)(ip6h + 1) + payload_len > data_end)
 		return FP_STAT_PASS_MALFORMED;

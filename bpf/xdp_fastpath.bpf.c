@@ -83,6 +83,9 @@ struct {
 	__type(value, struct fp_daemon_state);
 } fp_daemon SEC(".maps");
 
+/* FP_KERNEL_*: what this kernel offers, fixed by the loader before load. */
+const volatile __u32 fp_kernel = 0;
+
 static __always_inline void fp_count(__u32 stat, __u64 value)
 {
 	__u64 *counter = bpf_map_lookup_elem(&fp_stats, &stat);
@@ -169,8 +172,13 @@ static __always_inline int fp_forward(struct xdp_md *ctx, const struct fp_config
 		return fp_pass(reason);
 
 	/* CLOCK_MONOTONIC_COARSE: tick resolution is plenty for leases and idle times, and
-	 * reading it costs a fraction of bpf_ktime_get_ns() (see make bench-prog). */
-	now = bpf_ktime_get_coarse_ns();
+	 * reading it costs a fraction of bpf_ktime_get_ns() (see make bench-prog). Before 5.11
+	 * the fine clock it is: at most a tick ahead of the daemon's, which only makes a
+	 * heartbeat look a tick older. */
+	if (fp_kernel & FP_KERNEL_COARSE_CLOCK)
+		now = bpf_ktime_get_coarse_ns();
+	else
+		now = bpf_ktime_get_ns();
 	if (!fp_heartbeat_ok(cfg, now))
 		return fp_pass(FP_STAT_PASS_HEARTBEAT);
 
@@ -212,7 +220,8 @@ static __always_inline int fp_forward(struct xdp_md *ctx, const struct fp_config
 			fp_fib_params4(&fib, &pkt, flow4, ingress);
 			mark = flow4->mark;
 		}
-		reason = fp_nexthop_resolve(ctx, &fib, meta, cfg->nh_gen, mark);
+		reason = fp_nexthop_resolve(ctx, &fib, meta, cfg->nh_gen, mark,
+					    fp_kernel & FP_KERNEL_FIB_MARK);
 		if (reason != FP_CONTINUE)
 			return fp_pass(reason);
 	}

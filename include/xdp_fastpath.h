@@ -111,6 +111,17 @@ enum {
 	FP_CONFIG_BRIDGE_PORTS = 1 << 0,
 };
 
+/*
+ * What the running kernel offers, probed when the program is loaded (loader/kernel.c).
+ * The program gets them as a constant (fp_kernel, read-only data), so each kernel's
+ * verifier sees only the code for what that kernel has: one program for 5.10 to today.
+ */
+enum {
+	FP_KERNEL_COARSE_CLOCK = 1 << 0, /* bpf_ktime_get_coarse_ns(), Linux 5.11 */
+	FP_KERNEL_FIB_MARK = 1 << 1,	 /* BPF_FIB_LOOKUP_MARK, Linux 6.10 */
+	FP_KERNEL_XDP_FEATURES = 1 << 2, /* netdev netlink XDP features, Linux 6.3 (loader) */
+};
+
 /* The single entry of the fp_config array, written by userspace. */
 struct fp_config {
 	__u64 heartbeat_ns; /* CLOCK_MONOTONIC_COARSE of the daemon's last scan */
@@ -118,7 +129,7 @@ struct fp_config {
 	__u32 nh_gen;	    /* current next-hop generation, never 0 */
 	__u32 flags;	    /* FP_CONFIG_* */
 	__u32 steer_cpus;   /* --steer: spread packets by flow over fp_steer[0..n-1]; 0 = off */
-	__u32 pad;
+	__u32 kernel;	    /* FP_KERNEL_* the program was loaded with, for status */
 };
 
 /*
@@ -243,6 +254,8 @@ struct fp_daemon_state {
 	X(PASS_CLOSING, "pass_closing")                                                            \
 	X(PASS_NO_ROUTE, "pass_no_route")                                                          \
 	X(PASS_NO_NEIGH, "pass_no_neigh")                                                          \
+	X(PASS_NO_FIB_MARK,                                                                        \
+	  "pass_no_fib_mark") /* a marked flow; the kernel's lookup has no mark */                 \
 	X(PASS_NO_FDB, "pass_no_fdb")                                                              \
 	X(PASS_EGRESS, "pass_egress_not_attached") /* or unable to take XDP frames now */          \
 	X(PASS_MTU, "pass_mtu")                                                                    \

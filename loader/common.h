@@ -76,10 +76,13 @@ int fp_nl_ask(struct mnl_socket *nl, struct nlmsghdr *req, char *buf, size_t len
 	      void *data);
 
 /* instance.c */
+struct xdp_fastpath;
 int fp_check_environment(const char *pin_dir, bool may_mount);
 int fp_instance_open(struct fp_instance *inst, const char *pin_dir);
 int fp_command_open(const char *cmd, int argc, const struct fp_options *opt,
 		    struct fp_instance *inst);
+/* The embedded datapath, opened for a kernel with these FP_KERNEL_* features; not loaded. */
+struct xdp_fastpath *fp_datapath_open(uint32_t kernel);
 int fp_instance_create(struct fp_instance *inst, const struct fp_options *opt);
 void fp_instance_close(struct fp_instance *inst);
 void fp_instance_unpin(const char *pin_dir);

@@ -22,6 +22,7 @@
 #include <bpf/libbpf.h>
 
 #include "common.h"
+#include "kernel.h"
 #include "xdp_fastpath.skel.h"
 
 #define FP_RUN_DIR "/run/xdp-fastpath"
@@ -173,6 +174,17 @@ void fp_instance_unpin(const char *pin_dir)
 	rmdir(pin_dir);
 }
 
+struct xdp_fastpath *fp_datapath_open(uint32_t kernel)
+{
+	struct xdp_fastpath *skel = xdp_fastpath__open();
+
+	if (!skel)
+		return NULL;
+	skel->rodata->fp_kernel = kernel;
+	bpf_map__set_max_entries(skel->maps.fp_cpus, libbpf_num_possible_cpus());
+	return skel;
+}
+
 /* Loads the program with the maps sized as asked, pins it all, and opens the pins. */
 int fp_instance_create(struct fp_instance *inst, const struct fp_options *opt)
 {
@@ -183,14 +195,14 @@ int fp_instance_create(struct fp_instance *inst, const struct fp_options *opt)
 	uint32_t zero = 0;
 	int err;
 
-	skel = xdp_fastpath__open();
+	cfg.kernel = fp_kernel_probe();
+	skel = fp_datapath_open(cfg.kernel);
 	if (!skel) {
 		fp_err("cannot open the embedded BPF object: %s", strerror(errno));
 		return -errno;
 	}
 	bpf_map__set_max_entries(skel->maps.fp_flows4, opt->flows);
 	bpf_map__set_max_entries(skel->maps.fp_flows6, opt->flows);
-	bpf_map__set_max_entries(skel->maps.fp_cpus, libbpf_num_possible_cpus());
 	err = xdp_fastpath__load(skel);
 	if (err) {
 		fp_err("the kernel refused the XDP program: %s (run with -v for the verifier log)",
@@ -204,6 +216,8 @@ int fp_instance_create(struct fp_instance *inst, const struct fp_options *opt)
 	}
 	bpf_object__for_each_map(map, skel->obj)
 	{
+		if (bpf_map__is_internal(map)) /* .rodata: the program's constants */
+			continue;
 		pin_path(path, sizeof(path), opt->pin_dir, bpf_map__name(map));
 		err = bpf_map__pin(map, path);
 		if (err) {

@@ -9,8 +9,11 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include <sys/utsname.h>
+
 #include "common.h"
 #include "flows.h"
+#include "kernel.h"
 #include "qdisc.h"
 
 static const char *attach_mode(int ifindex)
@@ -109,6 +112,39 @@ static void print_upper_devices(const struct fp_instance *inst, bool json)
 	printf(json ? "]" : "%s\n", printed ? "" : " none");
 }
 
+/* The running kernel, and what the instance does without the features it lacks. */
+static void print_kernel(const struct fp_config *cfg, bool json)
+{
+	struct utsname uts;
+	int missing = 0;
+
+	if (uname(&uts))
+		strcpy(uts.release, "?");
+	if (json) {
+		printf(", \"kernel\": {\"release\": \"%s\"", uts.release);
+		for (int i = 0; i < fp_nr_kernel_features; i++)
+			printf(", \"%s\": %s", fp_kernel_features[i].name,
+			       cfg->kernel & fp_kernel_features[i].bit ? "true" : "false");
+		printf(", \"fallbacks\": [");
+		for (int i = 0; i < fp_nr_kernel_features; i++)
+			if (!(cfg->kernel & fp_kernel_features[i].bit))
+				printf("%s\"%s\"", missing++ ? ", " : "",
+				       fp_kernel_features[i].name);
+		printf("]}");
+		return;
+	}
+	printf("kernel      %s", uts.release);
+	for (int i = 0; i < fp_nr_kernel_features; i++) {
+		const struct fp_kernel_feature *f = &fp_kernel_features[i];
+
+		if (cfg->kernel & f->bit)
+			continue;
+		printf("\n  fallback  no %s (Linux %s): %s", f->what, f->since, f->fallback);
+		missing++;
+	}
+	printf("%s\n", missing ? "" : ", every feature used");
+}
+
 int cmd_status(int argc, char **argv, struct fp_options *opt)
 {
 	struct fp_daemon_state ds = {0};
@@ -173,12 +209,14 @@ int cmd_status(int argc, char **argv, struct fp_options *opt)
 		       (unsigned long long)passed, cfg.steer_cpus,
 		       (unsigned long long)stats[FP_STAT_STEERED]);
 		print_upper_devices(&inst, true);
+		print_kernel(&cfg, true);
 		printf("}\n");
 		fp_instance_close(&inst);
 		return 0;
 	}
 
 	printf("instance    %s (program id %u)\n", inst.pin_dir, inst.prog_id);
+	print_kernel(&cfg, false);
 	printf("interfaces ");
 	for (int i = 0; i < nr_ports; i++) {
 		char name[IF_NAMESIZE], shaper[FP_QDISC_KIND_LEN];

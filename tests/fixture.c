@@ -10,7 +10,9 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "common.h"
 #include "fixture.h"
+#include "kernel.h"
 #include "packet.h"
 #include "testlib.h"
 
@@ -76,10 +78,16 @@ void fx_setup(void)
 	fx.port_ifindex = if_nametoindex("fp_port");
 	fx.nr_cpus = libbpf_num_possible_cpus();
 
-	fx.skel = xdp_fastpath__open();
+	fx_load(fp_kernel_probe());
+}
+
+void fx_load(uint32_t kernel)
+{
+	xdp_fastpath__destroy(fx.skel);
+	fx.kernel = kernel;
+	fx.skel = fp_datapath_open(kernel);
 	if (!fx.skel)
 		DIE("opening the XDP program failed: %s", strerror(errno));
-	bpf_map__set_max_entries(fx.skel->maps.fp_cpus, fx.nr_cpus);
 	if (xdp_fastpath__load(fx.skel))
 		DIE("loading the XDP program failed: %s", strerror(errno));
 	fx.prog_fd = bpf_program__fd(fx.skel->progs.xdp_fastpath);
@@ -89,6 +97,7 @@ void fx_setup(void)
 void fx_teardown(void)
 {
 	xdp_fastpath__destroy(fx.skel);
+	fx.skel = NULL;
 }
 
 static void clear_map(struct bpf_map *map, size_t key_size)

@@ -53,6 +53,7 @@ struct fixture {
 	int prog_fd;
 	int lan_ifindex, wan_ifindex, port_ifindex;
 	int nr_cpus;
+	uint32_t kernel; /* FP_KERNEL_* the program was loaded with */
 };
 
 extern struct fixture fx;
@@ -60,6 +61,8 @@ extern struct fixture fx;
 /* Enters a new network namespace, builds the topology, loads the program. */
 void fx_setup(void);
 void fx_teardown(void);
+/* Loads the program again, for a kernel with these FP_KERNEL_* features (a fallback). */
+void fx_load(uint32_t kernel);
 /* Runs a shell command in the fixture's namespace; dies if it fails. */
 void fx_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

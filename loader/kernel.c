@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Kernel features: probed once per process, before the datapath is loaded. The datapath
+ * gets them as a constant in its read-only data, so the verifier of a kernel that lacks one
+ * never sees the code that would use it (see fp_kernel in bpf/xdp_fastpath.bpf.c).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/if_ether.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "common.h"
+#include "kernel.h"
+#include "probe.skel.h"
+
+const struct fp_kernel_feature fp_kernel_features[] = {
+	{FP_KERNEL_COARSE_CLOCK, "coarse_clock", "5.11", "bpf_ktime_get_coarse_ns()",
+	 "the datapath reads bpf_ktime_get_ns(), a few ns more per packet"},
+	{FP_KERNEL_FIB_MARK, "fib_mark", "6.10", "BPF_FIB_LOOKUP_MARK",
+	 "connections with a conntrack mark stay in the kernel (pass_no_fib_mark)"},
+	{FP_KERNEL_XDP_FEATURES, "xdp_features", "6.3", "netdev netlink XDP features",
+	 "whether a port can take redirected XDP frames is not checked"},
+};
+const int fp_nr_kernel_features = sizeof(fp_kernel_features) / sizeof(fp_kernel_features[0]);
+
+/* Runs the probe program once on a minimal frame; its return value is the answer. */
+static bool probe_fib_mark(void)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, run);
+	uint8_t frame[ETH_HLEN + 20] = {0};
+	struct probe *skel = probe__open_and_load();
+	bool have = false;
+
+	if (!skel)
+		return false;
+	run.data_in = frame;
+	run.data_size_in = sizeof(frame);
+	if (!bpf_prog_test_run_opts(bpf_program__fd(skel->progs.fp_probe_fib_mark), &run))
+		have = run.retval == 1;
+	probe__destroy(skel);
+	return have;
+}
+
+static bool probe_xdp_features(void)
+{
+	uint64_t features;
+
+	/* Any device answers; loopback is ifindex 1 in every namespace. */
+	return fp_xdp_features(1, &features) != -EOPNOTSUPP;
+}
+
+uint32_t fp_kernel_probe(void)
+{
+	static uint32_t have;
+	static bool probed;
+	const char *mask;
+
+	if (probed)
+		return have;
+	if (libbpf_probe_bpf_helper(BPF_PROG_TYPE_XDP, BPF_FUNC_ktime_get_coarse_ns, NULL) == 1)
+		have |= FP_KERNEL_COARSE_CLOCK;
+	if (probe_fib_mark())
+		have |= FP_KERNEL_FIB_MARK;
+	if (probe_xdp_features())
+		have |= FP_KERNEL_XDP_FEATURES;
+	mask = getenv("XDP_FASTPATH_KERNEL_MASK");
+	if (mask)
+		have &= ~(uint32_t)strtoul(mask, NULL, 0);
+	probed = true;
+	return have;
+}

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What the running kernel offers xdp-fastpath (FP_KERNEL_* of xdp_fastpath.h), and what it
+ * does without what it lacks. Routers run kernels from 5.10 on; each feature newer than
+ * that has a fallback, which `status` names.
+ */
+#ifndef FP_LOADER_KERNEL_H
+#define FP_LOADER_KERNEL_H
+
+#include <stdint.h>
+
+struct fp_kernel_feature {
+	uint32_t bit;	      /* FP_KERNEL_* */
+	const char *name;     /* in status --json */
+	const char *since;    /* the first Linux release that has it */
+	const char *what;     /* what it is */
+	const char *fallback; /* what xdp-fastpath does without it */
+};
+
+extern const struct fp_kernel_feature fp_kernel_features[];
+extern const int fp_nr_kernel_features;
+
+/*
+ * FP_KERNEL_* of the running kernel, probed once (a few BPF programs and a netlink
+ * request). XDP_FASTPATH_KERNEL_MASK (a number) clears features from the answer, to try a
+ * fallback on a kernel that does not need it.
+ */
+uint32_t fp_kernel_probe(void);
+
+#endif

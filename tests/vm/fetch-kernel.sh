@@ -1,0 +1,71 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Fetches a Debian kernel package (kernel image and modules) for the qemu guests, without
+# touching the system's apt setup: a private sources list, lists and cache under the
+# destination directory.
+#
+#   tests/vm/fetch-kernel.sh NAME DIR
+#
+# NAME is one of the kernels routers and distributions ship:
+#   5.10  Debian 11 (bullseye), as OpenWrt 22.03
+#   6.1   Debian 12 (bookworm)
+#   6.12  Debian 13 (trixie), as OpenWrt 25.12
+# Leaves DIR/NAME/vmlinuz, DIR/NAME/lib/modules/<release>/ and DIR/NAME/release. Does nothing
+# when they are already there.
+set -euo pipefail
+
+name=${1:?usage: fetch-kernel.sh NAME DIR}
+top=$(realpath -m "${2:?usage: fetch-kernel.sh NAME DIR}")
+arch=${VM_ARCH:-amd64}
+
+case "$name" in
+5.10) suite=bullseye ;;
+6.1) suite=bookworm ;;
+6.12) suite=trixie ;;
+*)
+	echo "fetch-kernel.sh: unknown kernel '$name' (5.10, 6.1 or 6.12)" >&2
+	exit 2
+	;;
+esac
+mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+security=${DEBIAN_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
+
+dir=$top/$name
+[ "$arch" = amd64 ] || dir=$top/$name-$arch
+if [ -s "$dir/vmlinuz" ] && [ -s "$dir/release" ]; then
+	exit 0
+fi
+apt_dir=$dir/apt
+mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial" "$dir/debs"
+cat >"$apt_dir/sources.list" <<SRC
+deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror $suite main
+deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $security $suite-security main
+SRC
+apt_opts=(-o "Dir::Etc::sourcelist=$apt_dir/sources.list" -o Dir::Etc::sourceparts=/dev/null
+	-o "Dir::State::Lists=$apt_dir/lists" -o "Dir::Cache=$apt_dir/cache"
+	-o "Dir::State::status=/dev/null" -o "APT::Architecture=$arch"
+	-o "APT::Architectures::=$arch" -o Debug::NoLocking=1 -o APT::Sandbox::User=root)
+apt-get "${apt_opts[@]}" -qq update
+# The metapackage names this suite's current ABI package (it changes with security updates).
+meta=linux-image-$arch
+pkg=$(apt-cache "${apt_opts[@]}" depends "$meta" |
+	sed -n -E 's/^ *Depends: (linux-image-[0-9][^ ]*).*/\1/p' | grep -v -- '-unsigned$' | head -n 1)
+if [ -z "$pkg" ]; then
+	echo "fetch-kernel.sh: no kernel package behind $meta in $suite" >&2
+	exit 1
+fi
+(cd "$dir/debs" && apt-get "${apt_opts[@]}" -qq download "$pkg")
+rm -rf "$dir/root"
+dpkg -x "$dir"/debs/"$pkg"_*.deb "$dir/root"
+# bullseye and bookworm keep modules in /lib/modules, trixie in /usr/lib/modules.
+moddir=$(find "$dir/root" -maxdepth 4 -type d -path '*/lib/modules/*' | head -n 1)
+release=$(basename "$moddir")
+rm -rf "$dir/lib"
+mkdir -p "$dir/lib/modules"
+mv "$moddir" "$dir/lib/modules/$release"
+vmlinuz=$(find "$dir/root/boot" -name 'vmlinu*' | head -n 1)
+mv "$vmlinuz" "$dir/vmlinuz"
+rm -rf "$dir/root" "$dir/debs" "$apt_dir"
+depmod -b "$dir" "$release"
+echo "$release" >"$dir/release"
+echo "fetch-kernel.sh: $name is $release ($pkg)"

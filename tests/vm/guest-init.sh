@@ -1,0 +1,36 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Second stage of a qemu guest's boot (see tests/vm/run.sh): runs as PID 1 on the host's root
+# filesystem (9p, read-only, under a tmpfs overlay). Mounts what tests need, runs the command
+# named by fp_cmd, prints its exit status in a line the host looks for, and powers off.
+# PID 1 must never exit (that panics the kernel), so every path ends in the power-off.
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root TERM=dumb
+
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+mkdir -p /dev/pts /dev/shm
+mount -t devpts -o gid=5,mode=620,ptmxmode=666 devpts /dev/pts # pppd needs ptys
+mount -t tmpfs tmpfs /dev/shm
+mount -t tmpfs -o mode=755 tmpfs /run
+mount -t tmpfs -o mode=1777 tmpfs /tmp
+mount -t bpf bpf /sys/fs/bpf
+mount -t cgroup2 cgroup2 /sys/fs/cgroup 2>/dev/null
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+mkdir -p /run/netns /var/run
+ip link set lo up
+hostname fp-guest
+sysctl -qw kernel.printk="1 4 1 7"
+
+status=255
+if [ -r "${fp_cmd:-}" ]; then
+	bash "$fp_cmd"
+	status=$?
+else
+	echo "guest-init: no command file (fp_cmd='${fp_cmd:-}')"
+fi
+echo "fp-vm-exit-status: $status"
+sync
+echo o >/proc/sysrq-trigger
+sleep 60

@@ -1,0 +1,59 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Makes the initramfs of a qemu guest (see run.sh): busybox, the modules that reach the host's
+# root filesystem (virtio, 9p, overlayfs) in dependency order, and a first-stage init that
+# mounts it and switches to tests/vm/guest-init.sh.
+#
+#   tests/vm/make-initrd.sh KERNEL_DIR RELEASE OUTPUT
+set -euo pipefail
+
+kdir=$(realpath "$1")
+release=$2
+out=$3
+here=$(cd "$(dirname "$0")" && pwd)
+busybox=${BUSYBOX:-/bin/busybox} # busybox-static: the initramfs has no libc
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp"/{bin,dev,proc,sys,lower,upper,newroot,mods}
+cp "$busybox" "$tmp/bin/busybox"
+
+# Each module once, dependencies first; busybox's insmod takes uncompressed modules only.
+: >"$tmp/mods/order"
+for mod in virtio_pci 9pnet_virtio 9p overlay; do
+	modprobe -d "$kdir" -S "$release" --show-depends "$mod" | while read -r cmd path _; do
+		[ "$cmd" = insmod ] || continue
+		name=$(basename "$path")
+		name=${name%.xz}
+		name=${name%.zst}
+		grep -qx "$name" "$tmp/mods/order" && continue
+		case "$path" in
+		*.xz) xz -dc "$path" >"$tmp/mods/$name" ;;
+		*.zst) zstd -qdc "$path" >"$tmp/mods/$name" ;;
+		*) cp "$path" "$tmp/mods/$name" ;;
+		esac
+		echo "$name" >>"$tmp/mods/order"
+	done
+done
+
+cat >"$tmp/init" <<INIT
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+for m in \$(cat /mods/order); do insmod /mods/\$m 2>/dev/null; done
+# Built in on some kernels, modules on others: whatever is missing shows in the mounts below.
+opts=trans=virtio,version=9p2000.L,msize=262144
+mount -t 9p -o \$opts,ro,cache=loose hostroot /lower || { echo "init: no 9p root"; echo o >/proc/sysrq-trigger; sleep 60; }
+mount -t tmpfs -o size=2G tmpfs /upper
+mkdir -p /upper/rw /upper/work
+mount -t overlay overlay -o lowerdir=/lower,upperdir=/upper/rw,workdir=/upper/work /newroot
+mkdir -p /newroot/lib/modules/$release
+mount -t 9p -o \$opts,ro modules /newroot/lib/modules/$release
+umount /proc /sys /dev 2>/dev/null
+exec switch_root /newroot $here/guest-init.sh
+INIT
+chmod +x "$tmp/init"
+(cd "$tmp" && find . | cpio -o -H newc --quiet | gzip -1) >"$out.tmp"
+mv "$out.tmp" "$out"

@@ -1,0 +1,72 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Runs a command in a qemu guest booted with one of the kernels routers and distributions ship,
+# and exits with the command's exit status.
+#
+#   tests/vm/run.sh KERNEL COMMAND [ARG...]
+#
+# KERNEL is 5.10, 6.1 or 6.12 (Debian's kernel packages, fetched by fetch-kernel.sh into
+# build/vm/, or VM_DIR). The guest's root filesystem is this machine's, shared read-only over
+# 9p under a tmpfs overlay: every binary built here and every package installed here is there,
+# and what the guest writes is lost when it stops. The command runs as root in the current
+# directory. KVM does not work in this sandbox: qemu emulates (TCG), about 100x slower than
+# here for bulk data, so tests in guests move little data.
+#
+# Environment: VM_DIR (build/vm), VM_MEM (3G), VM_CPUS (2), VM_TIMEOUT (seconds, 1800),
+# VM_LOG (also write the console to this file).
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+kernel=${1:?usage: tests/vm/run.sh KERNEL COMMAND [ARG...]}
+shift
+[ $# -gt 0 ] || {
+	echo "usage: tests/vm/run.sh KERNEL COMMAND [ARG...]" >&2
+	exit 2
+}
+vm_dir=$(realpath -m "${VM_DIR:-$here/../../build/vm}")
+"$here/fetch-kernel.sh" "$kernel" "$vm_dir"
+kdir=$vm_dir/$kernel
+release=$(cat "$kdir/release")
+initrd=$kdir/initrd.img
+[ -s "$initrd" ] && [ "$initrd" -nt "$here/make-initrd.sh" ] ||
+	"$here/make-initrd.sh" "$kdir" "$release" "$initrd"
+
+work=$(mktemp -d "$vm_dir/run.XXXXXX")
+cleanup() { rm -rf "$work"; }
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+{
+	printf 'cd %q || exit 125\n' "$PWD"
+	# What the tests read from the environment goes along.
+	for var in $(compgen -e | grep -E '^(FP_|FUZZ_|CHURN_|TEST_|E2E_|CI$)' || true); do
+		printf 'export %s=%q\n' "$var" "${!var}"
+	done
+	printf 'export FP_VM_KERNEL=%q\n' "$kernel"
+	printf 'exec'
+	printf ' %q' "$@"
+	printf '\n'
+} >"$work/cmd"
+
+console=$work/console
+timeout_s=${VM_TIMEOUT:-1800}
+set +e
+timeout --foreground -k 10 "$timeout_s" qemu-system-x86_64 \
+	-accel tcg,thread=multi -cpu max -smp "${VM_CPUS:-2}" -m "${VM_MEM:-3G}" \
+	-no-reboot -nodefaults -display none -serial stdio -monitor none \
+	-kernel "$kdir/vmlinuz" -initrd "$initrd" \
+	-append "console=ttyS0 quiet loglevel=1 panic=-1 fp_release=$release fp_cmd=$work/cmd" \
+	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+	-virtfs local,path="$kdir/lib/modules/$release",mount_tag=modules,security_model=none,readonly=on \
+	</dev/null | tr -d '\r' | tee "$console" ${VM_LOG:+"$VM_LOG"}
+qemu_status=${PIPESTATUS[0]}
+set -e
+status=$(sed -n -E 's/^fp-vm-exit-status: ([0-9]+)$/\1/p' "$console" | tail -n 1)
+if [ -z "$status" ]; then
+	if [ "$qemu_status" = 124 ]; then
+		echo "tests/vm/run.sh: the $kernel guest did not finish within ${timeout_s}s" >&2
+	else
+		echo "tests/vm/run.sh: the $kernel guest stopped without an exit status (qemu: $qemu_status)" >&2
+	fi
+	exit 124
+fi
+exit "$status"
