@@ -67,6 +67,31 @@ static __always_inline void fp_fib_params6(struct bpf_fib_lookup *fib, const str
 #endif
 
 /*
+ * The route's MTU on a kernel whose lookup does not answer it (before 5.12): the largest
+ * tot_len the lookup does not refuse with FRAG_NEEDED, found by bisection, 16 lookups once
+ * per flow and next-hop generation. A lookup that succeeds rewrites its parameters (the
+ * destination becomes the gateway), so each one starts from @query.
+ */
+static __always_inline __u16 fp_fib_mtu_bisect(struct xdp_md *ctx,
+					       const struct bpf_fib_lookup *query, __u32 flags)
+{
+	struct bpf_fib_lookup fib;
+	__u32 lo = 0, hi = 0xffff;
+
+	for (int i = 0; i < 16; i++) {
+		__u32 mid = (lo + hi + 1) / 2;
+
+		__builtin_memcpy(&fib, query, sizeof(fib));
+		fib.tot_len = mid;
+		if (bpf_fib_lookup(ctx, &fib, sizeof(fib), flags) == BPF_FIB_LKUP_RET_FRAG_NEEDED)
+			hi = mid - 1;
+		else
+			lo = mid;
+	}
+	return lo;
+}
+
+/*
  * Looks the next hop up and caches it in @meta; FP_CONTINUE on success. A flow with a
  * conntrack mark is looked up with it as the fwmark, as the kernel routes its packets
  * when the firewall copies the mark (multi-WAN policy routing). A kernel older than 6.10
@@ -76,8 +101,9 @@ static __always_inline void fp_fib_params6(struct bpf_fib_lookup *fib, const str
 static __always_inline enum fp_stat fp_nexthop_resolve(struct xdp_md *ctx,
 						       struct bpf_fib_lookup *fib,
 						       struct fp_flow_meta *meta, __u32 gen,
-						       __u32 mark, bool fib_mark)
+						       __u32 mark, bool fib_mark, bool fib_mtu)
 {
+	struct bpf_fib_lookup query;
 	enum fp_stat reason;
 	__u32 flags = 0;
 
@@ -89,8 +115,12 @@ static __always_inline enum fp_stat fp_nexthop_resolve(struct xdp_md *ctx,
 		__builtin_memcpy(fib->smac, &mark, sizeof(mark));
 		flags = BPF_FIB_LOOKUP_MARK;
 	}
+	if (!fib_mtu)
+		__builtin_memcpy(&query, fib, sizeof(query));
 	switch (bpf_fib_lookup(ctx, fib, sizeof(*fib), flags)) {
 	case BPF_FIB_LKUP_RET_SUCCESS:
+		if (!fib_mtu)
+			fib->mtu_result = fp_fib_mtu_bisect(ctx, &query, flags);
 		break;
 	case BPF_FIB_LKUP_RET_NO_NEIGH:
 		return FP_STAT_PASS_NO_NEIGH; /* the kernel resolves it; a later packet retries */

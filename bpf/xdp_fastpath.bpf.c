@@ -221,12 +221,16 @@ static __always_inline int fp_forward(struct xdp_md *ctx, const struct fp_config
 			mark = flow4->mark;
 		}
 		reason = fp_nexthop_resolve(ctx, &fib, meta, cfg->nh_gen, mark,
-					    fp_kernel & FP_KERNEL_FIB_MARK);
+					    fp_kernel & FP_KERNEL_FIB_MARK,
+					    fp_kernel & FP_KERNEL_FIB_MTU);
 		if (reason != FP_CONTINUE)
 			return fp_pass(reason);
 	}
-	/* Too big: the kernel fragments or sends ICMP Fragmentation Needed / Packet Too Big. */
-	if (pkt.l3_len > meta->mtu)
+	/* Too big: the kernel fragments or sends ICMP Fragmentation Needed / Packet Too Big.
+	 * What follows the Ethernet header counts, padding included: the redirect drops a
+	 * frame longer than the egress takes, however short its IP packet (the kernel's path
+	 * trims the padding and forwards it). */
+	if (pkt.l3_len > meta->mtu || (__u32)(ctx->data_end - ctx->data) - pkt.l2_len > meta->mtu)
 		return fp_pass(FP_STAT_PASS_MTU);
 	if (!bpf_map_lookup_elem(&fp_tx_ports, &meta->oif))
 		return fp_pass(FP_STAT_PASS_EGRESS);

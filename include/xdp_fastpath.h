@@ -120,6 +120,7 @@ enum {
 	FP_KERNEL_COARSE_CLOCK = 1 << 0, /* bpf_ktime_get_coarse_ns(), Linux 5.11 */
 	FP_KERNEL_FIB_MARK = 1 << 1,	 /* BPF_FIB_LOOKUP_MARK, Linux 6.10 */
 	FP_KERNEL_XDP_FEATURES = 1 << 2, /* netdev netlink XDP features, Linux 6.3 (loader) */
+	FP_KERNEL_FIB_MTU = 1 << 3,	 /* bpf_fib_lookup() answers the MTU, Linux 5.12 */
 };
 
 /* The single entry of the fp_config array, written by userspace. */

@@ -22,6 +22,8 @@ const struct fp_kernel_feature fp_kernel_features[] = {
 	 "connections with a conntrack mark stay in the kernel (pass_no_fib_mark)"},
 	{FP_KERNEL_XDP_FEATURES, "xdp_features", "6.3", "netdev netlink XDP features",
 	 "whether a port can take redirected XDP frames is not checked"},
+	{FP_KERNEL_FIB_MTU, "fib_mtu", "5.12", "the MTU in bpf_fib_lookup()'s answer",
+	 "the route MTU is found by bisection, 16 lookups per flow and next-hop change"},
 };
 const int fp_nr_kernel_features = sizeof(fp_kernel_features) / sizeof(fp_kernel_features[0]);
 
@@ -61,6 +63,9 @@ uint32_t fp_kernel_probe(void)
 		return have;
 	if (libbpf_probe_bpf_helper(BPF_PROG_TYPE_XDP, BPF_FUNC_ktime_get_coarse_ns, NULL) == 1)
 		have |= FP_KERNEL_COARSE_CLOCK;
+	/* bpf_check_mtu() came with the lookup's MTU answer (Linux 5.12, one series). */
+	if (libbpf_probe_bpf_helper(BPF_PROG_TYPE_XDP, BPF_FUNC_check_mtu, NULL) == 1)
+		have |= FP_KERNEL_FIB_MTU;
 	if (probe_fib_mark())
 		have |= FP_KERNEL_FIB_MARK;
 	if (probe_xdp_features())

@@ -9,6 +9,7 @@
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/if_ether.h>
 #include <linux/bpf.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -17,6 +18,7 @@
 #include "packet.h"
 #include "testlib.h"
 #include "tests.h"
+#include "wire.h"
 
 enum iface { LAN = 1, WAN, PORT };
 
@@ -316,6 +318,18 @@ static const struct dp_case cases[] = {
 	{ "packet over egress mtu passes", LAN,
 	  { FROM_LAN, CLI4, .proto = IPPROTO_UDP, .payload_len = FX_WAN_MTU - 27 }, { SNAT_WAN },
 	  .verdict = XDP_PASS, .stat = FP_STAT_PASS_MTU },
+	/* A redirect drops a frame longer than its egress takes, whatever its IP length says:
+	 * found sending frames over veth (tests/wire.c), where such a frame vanished. */
+	{ "packet within the egress mtu, padded past it, passes", LAN,
+	  { FROM_LAN, CLI4, .proto = IPPROTO_UDP, .payload_len = 100,
+	    .pad_to = ETH_HLEN + FX_WAN_MTU + 1 },
+	  { SNAT_WAN }, .verdict = XDP_PASS, .stat = FP_STAT_PASS_MTU },
+	{ "packet padded to exactly the egress mtu is forwarded", LAN,
+	  { FROM_LAN, CLI4, .proto = IPPROTO_UDP, .payload_len = 100,
+	    .pad_to = ETH_HLEN + FX_WAN_MTU },
+	  { SNAT_WAN }, .verdict = XDP_REDIRECT, .stat = FP_STAT_FORWARDED, .egress = WAN,
+	  .out = { TO_WAN, CLI4_SNAT_OUT, .proto = IPPROTO_UDP, .ttl = 63, .payload_len = 100,
+		   .pad_to = ETH_HLEN + FX_WAN_MTU } },
 	{ "stale heartbeat passes", LAN, { FROM_LAN, CLI4, .proto = IPPROTO_TCP }, { SNAT_WAN },
 	  .cfg = CFG_STALE, .verdict = XDP_PASS, .stat = FP_STAT_PASS_HEARTBEAT },
 	{ "unconfigured program passes", LAN, { FROM_LAN, CLI4, .proto = IPPROTO_TCP }, { SNAT_WAN },
@@ -993,6 +1007,10 @@ static void test_steering(void)
 	size_t in_len, want_len;
 	int verdict;
 
+	if (fx_wire) { /* the cpumap takes the frame on: no verdict of its own to see */
+		printf("skip - steering (needs BPF_PROG_TEST_RUN with an XDP context, 5.15)\n");
+		return;
+	}
 	tl_case_begin("steering hands the frame to its flow's cpu, untouched");
 	fx_reset();
 	fx_set_config(&cfg);
