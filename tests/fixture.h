@@ -79,7 +79,10 @@ void fx_add_ingress(const struct fp_ingress_key *key, const struct fp_ingress *u
 void fx_add_egress(uint32_t upper, const struct fp_egress *egress);
 void fx_add_fdb(uint32_t bridge, const uint8_t mac[6], uint32_t port);
 
-/* Runs one frame through the program; returns the XDP verdict, output in out/out_len. */
+/* Runs one frame through the program; returns the XDP verdict, output in out/out_len.
+ * Over the wire (wire.c), FX_UNDELIVERABLE if the frame does not get through the wire to the
+ * program (over the port's MTU) or from it (a tagged runt the stack drops). */
+#define FX_UNDELIVERABLE (-1)
 int fx_run(const uint8_t *in, uint32_t in_len, int ingress, uint8_t *out, uint32_t *out_len);
 /* Sums the per-CPU stats. */
 void fx_read_stats(uint64_t stats[FP_STAT_MAX]);

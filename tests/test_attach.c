@@ -22,6 +22,7 @@
 #include "packet.h"
 #include "testlib.h"
 #include "tests.h"
+#include "wire.h"
 
 static int packet_socket(int ifindex)
 {
@@ -70,6 +71,7 @@ void test_attach(void)
 	ssize_t got_len;
 	size_t in_len, want_len;
 
+	fx_wire_release();
 	tl_case_begin("attaches in native mode on veth");
 	bpf_obj_get_info_by_fd(fx.prog_fd, &info, &info_len);
 	for (int i = 0; i < 2; i++) {

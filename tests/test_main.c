@@ -14,6 +14,7 @@
 #include "fixture.h"
 #include "testlib.h"
 #include "tests.h"
+#include "wire.h"
 
 int main(int argc, char **argv)
 {
@@ -35,13 +36,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "fp-test: needs root (BPF and network namespaces)\n");
 		return 2;
 	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	fx_setup();
+	if (fx_wire) /* a frame over the wire costs what a thousand test runs do */
+		iterations = 5000;
 	if ((env = getenv("FP_FUZZ_ITERATIONS")))
 		iterations = strtoul(env, NULL, 0);
 	if ((env = getenv("FP_FUZZ_SEED")))
 		seed = strtoul(env, NULL, 0);
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	fx_setup();
 	if (suite && !strcmp(suite, "bench")) {
 		bench_prog();
 		fx_teardown();

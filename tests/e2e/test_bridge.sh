@@ -28,6 +28,7 @@ ip -n "$TB_CLI2" addr add 198.18.1.3/24 dev c2
 ip -n "$TB_CLI2" link set c2 up
 ip -n "$TB_CLI2" route add default via 198.18.1.1
 cli2 ethtool -K c2 gro on tso off gso off tx off >/dev/null
+tb_veth_takes_redirects "$TB_CLI2" c2
 rtr nft add rule inet fw forward iifname brlan oifname r1 accept
 # LAN to LAN, as OpenWrt accepts it. Where br_netfilter is loaded (as here) bridged frames
 # cross this chain and conntrack too: the daemon may offload such a connection, and the
@@ -89,6 +90,7 @@ ip -n "$TB_RTR" link set r4 master brlan
 ip -n "$TB_RTR" link set r4 up
 ip -n "$TB_CLI2" link set c4 up
 cli2 ethtool -K c4 gro on tso off gso off tx off >/dev/null
+tb_veth_takes_redirects "$TB_CLI2" c4
 fastpath attach r4 >/dev/null || check "attach r4 beside the running daemon" false
 # The move: cli2's address goes from c2 to c4; its first packet teaches the bridge.
 ip -n "$TB_CLI2" link set c2 down

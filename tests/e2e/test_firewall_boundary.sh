@@ -22,6 +22,7 @@ ip -n "$TB_X" link set lo up
 ip -n "$TB_RTR" link set r2 up
 ip -n "$TB_X" route add default via 198.18.3.1 src 198.18.1.2
 ip netns exec "$TB_X" ethtool -K x0 gro on tso off gso off tx off >/dev/null
+tb_veth_takes_redirects "$TB_X" x0
 fastpath attach r0 r1 r2 --log-file "$TB_TMP/daemon.log" >/dev/null || exit 1
 
 # 1. The same tuple on another interface.

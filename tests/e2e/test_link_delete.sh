@@ -23,6 +23,7 @@ ip -n "$TB_CLI" link set c0 up
 ip -n "$TB_RTR" link set r0 up
 ip -n "$TB_CLI" route add default via 198.18.1.1
 cli ethtool -K c0 gro on tso off gso off tx off >/dev/null
+tb_veth_takes_redirects "$TB_CLI" c0
 pid=$(tb_daemon_pid)
 check "the re-created r0 attaches again" fastpath attach r0
 check "... to the same daemon" eq "$(tb_daemon_pid)" "$pid"
