@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
-# xdp-fastpath build. `make` builds the binary, `make test` runs every test (root),
+# xdp-fastpath build. `make` builds the binary, `make test` runs every test (root; with
+# `make test-kernels`, the tests on other kernels in qemu guests),
 # `make bench-prog` prints the datapath's per-packet cost, `make install` installs.
 
 CC	?= gcc
@@ -43,7 +44,7 @@ TEST_BIN  := $(BUILD)/fp-test
 UDP_BIN	  := $(BUILD)/fp-udp
 BENCH_BIN := $(BUILD)/fp-bench
 
-.PHONY: all test bench bench-prog sanitize fuzz install uninstall clean format
+.PHONY: all test test-kernels bench bench-prog sanitize fuzz install uninstall clean format
 all: $(BIN) $(UDP_BIN) $(BUILD)/xdp_pass.bpf.o
 
 $(BUILD)/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS) | $(BUILD)
@@ -128,8 +129,12 @@ fuzz: $(FUZZ_BIN)
 $(BUILD):
 	mkdir -p $@
 
-test: $(BIN) $(TEST_BIN) $(UDP_BIN) $(BENCH_BIN) sanitize fuzz
+test: $(BIN) $(TEST_BIN) $(UDP_BIN) $(BENCH_BIN) $(BUILD)/xdp_pass.bpf.o sanitize fuzz
 	tests/run-all.sh
+
+# fp-test and the e2e core on Debian's 5.10, 6.1 and 6.12 kernels in qemu (make test runs it too).
+test-kernels: $(BIN) $(TEST_BIN) $(UDP_BIN) $(BUILD)/xdp_pass.bpf.o
+	tests/vm/matrix.sh
 
 # The full benchmark (root, several minutes): kernel NAT vs xdp-fastpath vs the XDP ceiling.
 bench: $(BIN) $(BENCH_BIN) $(TEST_BIN)

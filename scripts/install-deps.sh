@@ -13,5 +13,6 @@ apt-get install -y -qq --no-install-recommends \
 	libbpf-dev bpftool libelf-dev zlib1g-dev \
 	libmnl-dev libnetfilter-conntrack-dev \
 	iproute2 nftables conntrack ethtool iputils-ping procps util-linux \
-	socat jq pv bc iperf3 gnuplot-nox systemd >/dev/null
+	socat jq pv bc iperf3 gnuplot-nox systemd \
+	qemu-system-x86 busybox-static kmod cpio xz-utils >/dev/null
 echo "install-deps.sh: done"

@@ -57,7 +57,7 @@ timeout --foreground -k 10 "$timeout_s" qemu-system-x86_64 \
 	-append "console=ttyS0 quiet loglevel=1 panic=-1 fp_release=$release fp_cmd=$work/cmd" \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 	-virtfs local,path="$kdir/lib/modules/$release",mount_tag=modules,security_model=none,readonly=on \
-	</dev/null | tr -d '\r' | tee "$console" ${VM_LOG:+"$VM_LOG"}
+	</dev/null | sed -u 's/\r$//' | tee "$console" ${VM_LOG:+"$VM_LOG"}
 qemu_status=${PIPESTATUS[0]}
 set -e
 status=$(sed -n -E 's/^fp-vm-exit-status: ([0-9]+)$/\1/p' "$console" | tail -n 1)
