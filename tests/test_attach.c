@@ -91,7 +91,7 @@ void test_attach(void)
 	inet_pton(AF_INET, "198.19.2.2", &key.daddr);
 	inet_pton(AF_INET, "198.19.2.1", &flow.nat_saddr);
 	fx_add_flow4(&key, &flow);
-	/* A redirect into a veth needs NAPI on the receiving peer (TESTBED.md). */
+	/* A redirect into a veth needs NAPI on the receiving peer (docs/testing.md). */
 	fx_sh("ethtool -K fp_wan_peer gro on >/dev/null && ethtool -K fp_lan_peer gro on "
 	      ">/dev/null");
 	rx = packet_socket(if_nametoindex("fp_wan_peer"));

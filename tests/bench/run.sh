@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # make bench: kernel forwarding + NAT vs xdp-fastpath vs a bare XDP redirect (the ceiling),
-# on the namespace testbed of ../../../shared/TESTBED.md. Needs root; several minutes.
+# on the namespace testbed of docs/testing.md. Needs root; several minutes.
 #
 # Method: a generator (XDP, BPF_PROG_TEST_RUN live frames) on the client sends 64-byte UDP
 # frames over N flows into the router; a sink (XDP) on the server counts and drops them.
@@ -260,7 +260,7 @@ if [ "$DO_TCP" = 1 ]; then
 	srv iperf3 -s -D -1 >/dev/null 2>&1
 	echo "streams,round,path,mbps,softirq_pct" >"$OUT/tcp.csv"
 	softirq() { awk '/^cpu / { print $8, $2+$3+$4+$5+$6+$7+$8+$9 }' /proc/stat; }
-	# Same offloads on both paths, as TESTBED.md asks: the router's veths without GRO (their
+	# Same offloads on both paths, as docs/testing.md asks: the router's veths without GRO (their
 	# default). "kernel_gro" adds GRO on the router's veths to the kernel path: it then
 	# forwards 64 KB aggregates where XDP handles every frame (see the results' notes).
 	gro() { for i in r0 r1; do rtr ethtool -K $i gro "$1" >/dev/null; done; }

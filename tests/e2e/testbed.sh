@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-# The namespace testbed of ../shared/TESTBED.md, as a library for the demo and the e2e tests.
+# The namespace testbed of docs/testing.md, as a library for the demo and the e2e tests.
 #
 #  ns cli                 ns rtr (the router)                 ns srv
 #  c0 198.18.1.2/24  <--> r0 198.18.1.1/24  (LAN)
@@ -26,7 +26,7 @@ TB_EXTRA_NS=() # namespaces a test adds; tb_cleanup removes them too
 cli() { ip netns exec "$TB_CLI" "$@"; }
 srv() { ip netns exec "$TB_SRV" "$@"; }
 rtr() { ip netns exec "$TB_RTR" "$@"; }
-# The router's xdp-fastpath: nsenter keeps the host's /sys/fs/bpf (TESTBED.md).
+# The router's xdp-fastpath: nsenter keeps the host's /sys/fs/bpf (docs/testing.md).
 fastpath() { nsenter --net=/run/netns/"$TB_RTR" "$FASTPATH_BIN" --pin-dir "$TB_PIN" "$@"; }
 
 tb_log() { printf '%s\n' "$*" >&2; }
