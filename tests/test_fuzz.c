@@ -2,8 +2,9 @@
 /*
  * Randomized differential test of the datapath. Valid frames of installed flows are mutated
  * at random (bit flips, field values, truncation, padding, tuple changes) and run through the
- * program. An independent reference model, written from the README's rules ("What is offloaded") rather than
- * from the BPF code, predicts for each frame the verdict, the counter and the output.
+ * program. An independent reference model, written from the README's rules ("What is
+ * offloaded") rather than from the BPF code, predicts for each frame the verdict, the
+ * counter and the output.
  *
  * Asserted for every frame: the verdict is PASS or REDIRECT and equals the model's; exactly
  * the model's counter moves; a passed frame is unmodified; a redirected frame equals the
