@@ -220,7 +220,7 @@ static int print_flow(int family, const union fp_flow_key *key, const union fp_f
 {
 	struct print_ctx *pc = arg;
 	const struct fp_flow_meta *meta = family == AF_INET ? &value->v4.meta : &value->v6.meta;
-	char src[64], dst[64], nsrc[64], ndst[64], in[IF_NAMESIZE], out[IF_NAMESIZE] = "-";
+	char src[64], dst[64], nsrc[64], ndst[64], in[IF_NAMESIZE], out[IF_NAMESIZE + 16] = "-";
 	struct fp_tuple t;
 	uint32_t ingress;
 	const void *nat_saddr, *nat_daddr;
@@ -250,23 +250,36 @@ static int print_flow(int family, const union fp_flow_key *key, const union fp_f
 	fp_ifname(ingress, in);
 	if (meta->nh_gen)
 		fp_ifname(meta->oif, out);
+	/* What the datapath pushes on the port: a VLAN tag, a PPPoE session. */
+	unsigned int out_vlan =
+		meta->nh_gen && (meta->encap & FP_ENCAP_VLAN) ? ntohs(meta->vlan_tci) & 0xfff : 0;
+	unsigned int out_session =
+		meta->nh_gen && (meta->encap & FP_ENCAP_PPPOE) ? ntohs(meta->pppoe_sid) : 0;
 
 	if (pc->json) {
 		printf("%s\n    {\"proto\": \"%s\", \"in\": \"%s\", \"src\": \"%s\", \"dst\": "
 		       "\"%s\", "
 		       "\"out\": \"%s\", \"nat_src\": \"%s\", \"nat_dst\": \"%s\", \"snat\": %s, "
 		       "\"dnat\": %s, \"packets\": %llu, \"bytes\": %llu, \"idle_s\": %.3f, "
-		       "\"closing\": %s}",
+		       "\"closing\": %s, \"out_vlan\": %u, \"out_pppoe_session\": %u}",
 		       pc->printed ? "," : "", t.proto == IPPROTO_TCP ? "tcp" : "udp", in, src, dst,
 		       out, nsrc, ndst, meta->flags & FP_FLOW_SNAT ? "true" : "false",
 		       meta->flags & FP_FLOW_DNAT ? "true" : "false",
 		       (unsigned long long)meta->packets, (unsigned long long)meta->bytes, idle_s,
-		       meta->flags & FP_FLOW_CLOSING ? "true" : "false");
+		       meta->flags & FP_FLOW_CLOSING ? "true" : "false", out_vlan, out_session);
 	} else {
 		char idle[32] = "never";
 
 		if (idle_s >= 0)
 			snprintf(idle, sizeof(idle), "%.1fs", idle_s);
+		if (out_vlan || out_session) {
+			size_t n = strlen(out);
+
+			if (out_vlan)
+				n += snprintf(out + n, sizeof(out) - n, ".%u", out_vlan);
+			if (out_session)
+				snprintf(out + n, sizeof(out) - n, "+pppoe");
+		}
 		printf("%-3s %-8s %s -> %s  =>  %-8s %s -> %s  %llu pkts %llu bytes idle %s%s\n",
 		       t.proto == IPPROTO_TCP ? "tcp" : "udp", in, src, dst, out, nsrc, ndst,
 		       (unsigned long long)meta->packets, (unsigned long long)meta->bytes, idle,

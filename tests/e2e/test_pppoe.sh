@@ -1,0 +1,61 @@
+#!/bin/bash
+# A PPPoE WAN as an ISP hands it out: pppd with its kernel PPPoE plugin in the router, over
+# the attached port r1; pppoe-server as the access concentrator in the server's namespace;
+# masquerade and MSS clamping on the ppp device, as OpenWrt sets them up. The fastpath strips
+# the session header on the way in and pushes it on the way out, to the concentrator's MAC.
+#
+#  ns cli  c0 198.18.1.2 --- r0 (rtr) r1 ==PPPoE== s0 (srv: pppoe-server)
+#                            ppp0 198.19.9.1 <-----> ppp0 198.19.9.2
+# Needs the kernel's PPPoE (a module this project's own machine's kernel does not have):
+# the kernel matrix (tests/vm/) runs it in guests.
+. "$(dirname "$0")/testbed.sh"
+tb_setup
+modprobe -q pppoe 2>/dev/null
+rtr test -e /proc/net/pppoe || { tb_log "skip: no PPPoE in this kernel"; exit 77; }
+command -v pppd >/dev/null && command -v pppoe-server >/dev/null ||
+	{ tb_log "skip: pppd or pppoe-server is not installed"; exit 77; }
+
+printf '%s\n' noauth mtu\ 1492 mru\ 1492 lcp-echo-interval\ 0 >"$TB_TMP/isp.options"
+srv pppoe-server -I s0 -L 198.19.9.2 -R 198.19.9.1 -N 1 -O "$TB_TMP/isp.options" \
+	-X "$TB_TMP/pppoe-server.pid"
+rtr pppd plugin pppoe.so nic-r1 noauth nodetach nodefaultroute noipdefault unit 0 \
+	mtu 1492 mru 1492 lcp-echo-interval 0 >"$TB_TMP/pppd.log" 2>&1 &
+TB_PIDS+=($!)
+ppp_up() { rtr ip -4 addr show dev ppp0 2>/dev/null | grep -q 'inet 198.19.9.1'; }
+tb_wait 60 ppp_up || { cat "$TB_TMP/pppd.log" >&2; tb_fail "the PPPoE session did not come up"; exit 1; }
+rtr nft add rule inet fw forward iifname r0 oifname ppp0 accept
+rtr nft add rule inet fw srcnat oifname ppp0 meta nfproto ipv4 masquerade
+rtr nft add chain inet fw mangle_forward '{ type filter hook forward priority mangle; }'
+rtr nft add rule inet fw mangle_forward oifname ppp0 tcp flags syn tcp option maxseg size set rt mtu
+rtr nft add rule inet fw mangle_forward iifname ppp0 tcp flags syn tcp option maxseg size set rt mtu
+cli ping -c1 -W5 198.19.9.2 >/dev/null || { tb_fail "the server's PPP address is unreachable"; exit 1; }
+tb_attach || exit 1
+file=$(tb_random_file "${PPPOE_TEST_MB:-10}")
+want=$(sha256sum <"$file" | cut -d' ' -f1)
+
+check "status shows the PPPoE session on r1" eq \
+	"$(tb_status | jq -c '.upper_devices[] | select(.name == "ppp0") | [.kind, .port]')" \
+	'["pppoe","r1"]'
+session=$(tb_status | jq '.upper_devices[] | select(.name == "ppp0") | .session')
+check "... with the session id the concentrator gave (pppoe-server counts from 1)" eq "$session" 1
+tb_share_start
+check "download over PPPoE arrives intact" eq "$(tb_tcp_transfer "$file" down 198.19.9.2)" "$want"
+check "the server saw the router's PPP address" eq "$(cat "$TB_TMP/peer")" 198.19.9.1
+srv timeout 120 socat -u TCP-LISTEN:5003,reuseaddr "OPEN:$TB_TMP/up,creat,trunc" &
+TB_PIDS+=($!)
+tb_wait 5 srv_listening 5003
+cli timeout 120 sh -c "pv -q -L 1m '$file' | socat -u - TCP:198.19.9.2:5003" &
+up=$!
+pppoe_flows() { # the flows of the upload, "in out out_pppoe_session" each
+	fastpath flows --json | jq -r '.[] | select(.dst == "198.19.9.2:5003" or .src == "198.19.9.2:5003")
+		| "\(.in) \(.out) \(.out_pppoe_session)"' | sort | tr '\n' ';'
+}
+tb_wait 20 eval '[ "$(pppoe_flows)" = "ppp0 r0 0;r0 r1 $session;" ]'
+check "flows: keyed by ppp0 from the WAN; towards it, out of r1 in session $session" \
+	eq "$(pppoe_flows)" "ppp0 r0 0;r0 r1 $session;"
+wait $up
+check "upload over PPPoE arrives intact" tb_wait 10 eval \
+	'[ "$(sha256sum <"$TB_TMP/up" | cut -d" " -f1)" = "$want" ]'
+check "the fastpath carried >= 90% of the packets" ge "$(tb_share_percent)" 90
+check "no packet was dropped as invalid" eq "$(tb_invalid_dropped)" 0
+tb_done

@@ -1,0 +1,89 @@
+#!/bin/bash
+# 802.1Q as on a wire, below the routed interfaces:
+# 1. A LAN on VLAN 7 of the attached port: the client tags its frames (c0.7), the router's
+#    LAN address is on r0.7, and the fastpath, attached to r0, strips the tag on the way in
+#    and pushes it on the way out. The client's VLAN device takes only tagged frames, so a
+#    transfer that arrives intact proves the tags.
+# 2. A bridge over a VLAN port (OpenWrt's swconfig layout, br-lan over eth0.1): VLAN 8 of
+#    r0 is brlan's port; flows are keyed by the bridge and leave tagged.
+# Needs 802.1Q devices, which this project's own machine's kernel does not build: the kernel
+# matrix (tests/vm/) runs it in guests.
+. "$(dirname "$0")/testbed.sh"
+tb_setup
+rtr ip link add link r0 name r0.7 type vlan id 7 2>/dev/null ||
+	{ tb_log "skip: no 802.1Q VLAN devices in this kernel"; exit 77; }
+# Tags travel in the frames: no VLAN offload on either end of the wire.
+cli ethtool -K c0 rxvlan off txvlan off >/dev/null
+rtr ethtool -K r0 rxvlan off txvlan off >/dev/null
+cli ip link add link c0 name c0.7 type vlan id 7
+cli ip addr add 198.18.7.2/24 dev c0.7
+cli ip link set c0.7 up
+rtr ip addr add 198.18.7.1/24 dev r0.7
+rtr ip link set r0.7 up
+cli ip route add 198.19.2.0/24 via 198.18.7.1 dev c0.7
+rtr nft add rule inet fw forward iifname r0.7 oifname r1 accept
+cli ping -c1 -W5 198.19.2.2 >/dev/null || { tb_fail "VLAN 7 does not reach the server"; exit 1; }
+tb_attach || exit 1
+file=$(tb_random_file "${VLAN_TEST_MB:-20}")
+want=$(sha256sum <"$file" | cut -d' ' -f1)
+
+check "status shows VLAN 7 above r0" eq \
+	"$(tb_status | jq -c '.upper_devices[] | select(.name == "r0.7") | [.kind, .port, .vlan]')" \
+	'["vlan","r0",7]'
+tb_share_start
+check "download over VLAN 7 arrives intact" eq "$(tb_tcp_transfer "$file" down)" "$want"
+check "the server saw the router's WAN address" eq "$(cat "$TB_TMP/peer")" 198.19.2.1
+# A paced upload, so that its flows can be looked at while it runs.
+srv timeout 120 socat -u TCP-LISTEN:5003,reuseaddr "OPEN:$TB_TMP/up7,creat,trunc" &
+TB_PIDS+=($!)
+tb_wait 5 srv_listening 5003
+cli timeout 120 sh -c "pv -q -L 2m '$file' | socat -u - TCP:198.19.2.2:5003" &
+up=$!
+vlan_flows() { # the flows of the upload, "in out out_vlan" each
+	fastpath flows --json | jq -r '.[] | select(.dst == "198.19.2.2:5003" or .src == "198.19.2.2:5003")
+		| "\(.in) \(.out) \(.out_vlan)"' | sort | tr '\n' ';'
+}
+tb_wait 20 eval '[ "$(vlan_flows)" = "r0.7 r1 0;r1 r0 7;" ]'
+check "flows: keyed by r0.7 from the LAN; towards it, out of r0 with tag 7" \
+	eq "$(vlan_flows)" "r0.7 r1 0;r1 r0 7;"
+wait $up
+check "upload over VLAN 7 arrives intact" tb_wait 10 eval \
+	'[ "$(sha256sum <"$TB_TMP/up7" | cut -d" " -f1)" = "$want" ]'
+check "the fastpath carried >= 90% of the packets" ge "$(tb_share_percent)" 90
+check "no packet was dropped as invalid" eq "$(tb_invalid_dropped)" 0
+
+# 2. A bridge whose port is VLAN 8 of the attached port.
+cli ip link add link c0 name c0.8 type vlan id 8
+cli ip addr add 198.18.8.2/24 dev c0.8
+cli ip link set c0.8 up
+cli ip route replace 198.19.2.0/24 via 198.18.8.1 dev c0.8
+rtr ip link add link r0 name r0.8 type vlan id 8
+rtr ip link add brlan type bridge
+rtr ip link set r0.8 master brlan
+rtr ip addr add 198.18.8.1/24 dev brlan
+rtr ip link set r0.8 up
+rtr ip link set brlan up
+rtr nft add rule inet fw forward iifname brlan oifname r1 accept
+cli ping -c1 -W5 198.19.2.2 >/dev/null || { tb_fail "brlan does not reach the server"; exit 1; }
+bridge_port() { tb_status | jq -c '.upper_devices[] | select(.name == "brlan") | .ports'; }
+check "status shows brlan over VLAN 8 of r0" tb_wait 5 eval '[ "$(bridge_port)" = "[\"r0.8\"]" ]'
+tb_share_start
+check "download through the bridge over VLAN 8 arrives intact" \
+	eq "$(tb_tcp_transfer "$file" down)" "$want"
+check "... carried by the fastpath (>= 90%)" ge "$(tb_share_percent)" 90
+srv timeout 120 sh -c "pv -q -L 2m '$file' | socat -u - TCP-LISTEN:5004,reuseaddr" &
+TB_PIDS+=($!)
+tb_wait 5 srv_listening 5004
+cli timeout 120 socat -u TCP:198.19.2.2:5004 "OPEN:$TB_TMP/down8,creat,trunc" &
+down=$!
+bridge_flows() {
+	fastpath flows --json | jq -r '.[] | select(.dst == "198.19.2.2:5004" or .src == "198.19.2.2:5004")
+		| "\(.in) \(.out) \(.out_vlan)"' | sort | tr '\n' ';'
+}
+tb_wait 20 eval '[ "$(bridge_flows)" = "brlan r1 0;r1 r0 8;" ]'
+check "flows: keyed by brlan from the LAN; towards it, out of r0 with tag 8" \
+	eq "$(bridge_flows)" "brlan r1 0;r1 r0 8;"
+wait $down
+check "the paced download arrives intact" \
+	eq "$(sha256sum <"$TB_TMP/down8" | cut -d' ' -f1)" "$want"
+tb_done
