@@ -93,6 +93,7 @@ int fp_read_config(const struct fp_instance *inst, struct fp_config *cfg);
 int fp_write_config(const struct fp_instance *inst, const struct fp_config *cfg);
 int fp_read_stats(const struct fp_instance *inst, uint64_t stats[FP_STAT_MAX]);
 int fp_tx_ports(const struct fp_instance *inst, uint32_t *ifindexes, int max);
+bool fp_tx_port_attached(const struct fp_instance *inst, uint32_t ifindex); /* in the devmap */
 
 /* xdp_features.c */
 #define FP_XDP_ACT_NDO_XMIT 4 /* NETDEV_XDP_ACT_NDO_XMIT: takes redirected frames */

@@ -391,17 +391,32 @@ static bool listed(const uint32_t *ifindexes, int n, uint32_t ifindex)
 	return false;
 }
 
+/* Notes a change of the port list: a record offloaded one way only may be completed. */
+static void ports_compare(struct fp_ctsync *cs, const uint32_t *was, int nr_was)
+{
+	bool same = nr_was == cs->nr_ports;
+
+	for (int i = 0; same && i < nr_was; i++)
+		same = listed(cs->ports, cs->nr_ports, was[i]);
+	if (!same)
+		cs->ports_changed = true;
+}
+
 /* The attached interfaces, then the upper devices served above them (synced first if
  * sync_topology, else as of the last sync). */
 static void list_ports(struct fp_ctsync *cs, bool sync_topology)
 {
 	struct fp_topology *t = cs->topo;
-	int err;
+	uint32_t was[FP_MAX_IFACES];
+	int nr_was = cs->nr_ports, err;
 
+	memcpy(was, cs->ports, nr_was * sizeof(was[0]));
 	cs->nr_ports = fp_tx_ports(cs->inst, cs->ports, FP_MAX_TX_PORTS);
 	cs->ports_read_ns = fp_now_ns();
-	if (!t)
+	if (!t) {
+		ports_compare(cs, was, nr_was);
 		return;
+	}
 	if (sync_topology) {
 		err = topology_sync(t, cs->inst, cs->ports, cs->nr_ports);
 		if (err < 0)
@@ -413,29 +428,29 @@ static void list_ports(struct fp_ctsync *cs, bool sync_topology)
 	for (int i = 0; i < t->nr_served && cs->nr_ports < FP_MAX_IFACES; i++)
 		if (!listed(cs->ports, cs->nr_ports, t->served[i]))
 			cs->ports[cs->nr_ports++] = t->served[i];
+	ports_compare(cs, was, nr_was);
 }
 
 /*
  * Whether flows may be keyed by ifindex (attached, or served above an attached port), from
  * a copy of the devmap's keys: asking the devmap for each direction of each new connection
  * cost two syscalls per connection. The copy is read again when it does not know an
- * interface (at most every PORTS_REREAD_NS, so a newly attached one is seen at once) and
- * at every scan (so a detached one is forgotten within a scan; the scan also returns its
- * connections to the kernel).
+ * interface that the devmap has (attach just added it: one lookup), or that it has not
+ * looked for in PORTS_REREAD_NS (an upper device the topology serves now), and at every
+ * scan (so a detached one is forgotten within a scan; the scan also returns its
+ * connections to the kernel). An interface the copy missed all the same leaves its
+ * connections offloaded one way until the scan after, which completes them.
  */
 static bool port_attached(struct fp_ctsync *cs, uint32_t ifindex)
 {
-	uint64_t now;
-
-	for (int pass = 0; pass < 2; pass++) {
-		if (listed(cs->ports, cs->nr_ports, ifindex))
-			return true;
-		now = fp_now_ns();
-		if (pass || fp_elapsed_ns(now, cs->ports_read_ns) < PORTS_REREAD_NS)
-			return false;
-		list_ports(cs, false);
-	}
-	return false;
+	if (listed(cs->ports, cs->nr_ports, ifindex))
+		return true;
+	/* attach may have just added it: the devmap says so at once. */
+	if (!fp_tx_port_attached(cs->inst, ifindex) &&
+	    fp_elapsed_ns(fp_now_ns(), cs->ports_read_ns) < PORTS_REREAD_NS)
+		return false;
+	list_ports(cs, false);
+	return listed(cs->ports, cs->nr_ports, ifindex);
 }
 
 /* A shaper on ifindex, which offloaded flows would bypass (qdisc.c)? */
@@ -483,6 +498,27 @@ static void count_offloaded(struct fp_ctsync *cs)
 	cs->state->offloaded = cs->table.count - cs->state->fenced;
 }
 
+/* Inserts the flow entry of direction dir, arriving on ingress; false if it is not in. */
+static bool conn_insert_flow(struct fp_ctsync *cs, struct fp_conn *c, int dir, uint32_t ingress)
+{
+	union fp_flow_key key;
+	union fp_flow_value value;
+	int err;
+
+	c->ingress[dir] = ingress;
+	conn_flow(c, dir, &key, &value);
+	err = fp_flow_insert(cs->inst, c->family, &key, &value);
+	if (err == -E2BIG || err == -ENOMEM) {
+		cs->state->table_full++;
+	} else if (err && err != -EEXIST) {
+		cs->state->errors++;
+	} else {
+		return true; /* EEXIST: left by an earlier daemon; adopted as it is */
+	}
+	c->ingress[dir] = 0;
+	return false;
+}
+
 static void conn_offload(struct fp_ctsync *cs, const struct fp_tuple *orig,
 			 const struct fp_tuple *reply, uint32_t mark)
 {
@@ -518,27 +554,9 @@ static void conn_offload(struct fp_ctsync *cs, const struct fp_tuple *orig,
 		conntable_remove(&cs->table, c);
 		return;
 	}
-	for (int dir = 0; dir < 2; dir++) {
-		union fp_flow_key key;
-		union fp_flow_value value;
-		int err;
-
-		if (!ingress[dir])
-			continue;
-		c->ingress[dir] = ingress[dir];
-		conn_flow(c, dir, &key, &value);
-		err = fp_flow_insert(cs->inst, orig->family, &key, &value);
-		if (err == -E2BIG || err == -ENOMEM) {
-			cs->state->table_full++;
-			c->ingress[dir] = 0;
-		} else if (err && err != -EEXIST) {
-			/* EEXIST: left by an earlier daemon; adopted as it is. */
-			cs->state->errors++;
-			c->ingress[dir] = 0;
-		} else {
-			offloaded++;
-		}
-	}
+	for (int dir = 0; dir < 2; dir++)
+		if (ingress[dir])
+			offloaded += conn_insert_flow(cs, c, dir, ingress[dir]);
 	if (!offloaded) {
 		conntable_remove(&cs->table, c);
 		return;
@@ -731,7 +749,35 @@ struct scan_ctx {
 	struct fp_ctsync *cs;
 	uint64_t now;
 	uint32_t poll_stride; /* this scan polls the records whose slot matches, modulo this */
+	bool complete;	      /* the ports changed: complete records offloaded one way */
 };
+
+/*
+ * A record offloaded one way only, because the other way's interface was not attached
+ * then (attach had just added it, and the daemon's copy of the ports did not know it yet):
+ * once the ports change, the other way is offloaded too if its interface is attached now.
+ * Its packets until then went through the kernel, which keeps conntrack up to date.
+ */
+static void conn_complete(struct fp_ctsync *cs, struct fp_conn *c)
+{
+	for (int dir = 0; dir < 2; dir++) {
+		struct fp_tuple t;
+		int oif;
+
+		if (c->ingress[dir])
+			continue;
+		conn_tuple(c, dir, &t);
+		oif = route_oif(cs->route, t.family, t.src, c->mark);
+		if (oif <= 0)
+			continue;
+		if (port_shaped(cs, oif)) { /* as conn_offload(): shaped either way, not at all */
+			c->doomed = 1;
+			return;
+		}
+		if (listed(cs->ports, cs->nr_ports, oif))
+			conn_insert_flow(cs, c, dir, oif);
+	}
+}
 
 static int scan_flow(int family, const union fp_flow_key *key, const union fp_flow_value *value,
 		     void *arg)
@@ -775,6 +821,11 @@ static void scan_conn(struct fp_conn *c, void *arg)
 			return;
 		}
 	}
+	if (sc->complete && !c->fenced && !(c->ingress[0] && c->ingress[1])) {
+		conn_complete(cs, c);
+		if (c->doomed)
+			return;
+	}
 	conn_tuple(c, FP_DIR_ORIG, &orig);
 	if (c->polled && c->poll_slot % sc->poll_stride == cs->scans % sc->poll_stride &&
 	    !ct_still_offloadable(cs, &orig)) {
@@ -809,6 +860,8 @@ void ctsync_scan(struct fp_ctsync *cs, uint64_t now_ns)
 	struct scan_ctx sc = {.cs = cs, .now = now_ns};
 
 	ctsync_read_ports(cs);
+	sc.complete = cs->ports_changed;
+	cs->ports_changed = false;
 	sc.poll_stride = cs->polled / POLL_BUDGET + 1;
 	cs->scans++;
 	read_timeouts(cs);

@@ -40,6 +40,7 @@ struct fp_ctsync {
 	uint32_t ports[FP_MAX_IFACES];
 	int nr_ports;
 	uint64_t ports_read_ns;
+	bool ports_changed; /* since the last scan, which completes half-offloaded records */
 	uint32_t shaped[FP_MAX_IFACES]; /* those with a shaper, as of the scan */
 	int nr_shaped;
 	struct fp_topology *topo; /* NULL: plain ports only */

@@ -381,3 +381,10 @@ int fp_tx_ports(const struct fp_instance *inst, uint32_t *ifindexes, int max)
 	}
 	return n;
 }
+
+bool fp_tx_port_attached(const struct fp_instance *inst, uint32_t ifindex)
+{
+	uint32_t value;
+
+	return bpf_map_lookup_elem(inst->tx_ports_fd, &ifindex, &value) == 0;
+}

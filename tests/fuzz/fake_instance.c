@@ -87,6 +87,12 @@ int fp_tx_ports(const struct fp_instance *inst, uint32_t *ifindexes, int max)
 	return 2;
 }
 
+bool fp_tx_port_attached(const struct fp_instance *inst, uint32_t ifindex)
+{
+	(void)inst;
+	return ifindex == FUZZ_LAN_IFINDEX || ifindex == FUZZ_WAN_IFINDEX;
+}
+
 /* Needed by flows.c's commands, never called by the sync. */
 int fp_command_open(const char *cmd, int argc, const struct fp_options *opt,
 		    struct fp_instance *inst)
