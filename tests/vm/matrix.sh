@@ -38,7 +38,7 @@ count() { # SUITE: adds the suite's "N passed, N failed" line, or a failure if i
 
 for k in $kernels; do
 	echo "== fp-test on Linux $k (qemu)"
-	tests/vm/run.sh "$k" build/fp-test 2>&1 | tee "$log" | grep -vE '^ok|^\[ '
+	tests/vm/run.sh "$k" build/fp-test 2>&1 | tee "$log" | grep --line-buffered -vE '^ok|^\[ '
 	count "fp-test on $k"
 done
 # Known to fail on 5.10, not yet understood: after a firewall change, a UDP conversation
@@ -52,7 +52,7 @@ for k in $e2e_kernels; do
 	fi
 	echo "== end-to-end core on Linux $k (qemu)"
 	# shellcheck disable=SC2086 # a list of test names
-	tests/vm/run.sh "$k" tests/e2e/run.sh $tests 2>&1 | tee "$log" | grep -v '^\[ '
+	tests/vm/run.sh "$k" tests/e2e/run.sh $tests 2>&1 | tee "$log" | grep --line-buffered -v '^\[ '
 	count "e2e on $k"
 done
 echo "kernels: $passed passed, $failed failed"
