@@ -8,7 +8,7 @@
 tb_setup
 fastpath attach r1 --log-file "$TB_TMP/daemon.log" >/dev/null || exit 1
 tb_udp_server 6000
-cli "$FP_UDP" client 198.19.2.2 6000 100000000 >/dev/null &
+ip netns exec "$TB_CLI" "$FP_UDP" client 198.19.2.2 6000 100000000 >/dev/null & # $! is the client
 client=$!
 TB_PIDS+=($client)
 one_way() { [ "$(tb_flow_entries)" = 1 ]; }

@@ -26,7 +26,7 @@ moved() { [ "$(rx_s1)" -ge $((s1_before + 1000)) ]; }
 check "its packets leave through r3 within a second" tb_wait 1 moved
 check "the conversation completes intact" wait "$client"
 tb_log "  client: $(cat "$TB_TMP/client.out")"
-check "... the fastpath carried >= 90% of it" ge "$(tb_share_percent)" 90
+check "... the fastpath carried >= 90% of it" tb_share_at_least 90
 check "... and its flow entry now names r3" eq \
 	"$(fastpath flows --json | jq -r '.[] | select(.in == "r0") | .out')" r3
 tb_done

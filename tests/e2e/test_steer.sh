@@ -63,7 +63,7 @@ check "the server saw the router's WAN address" eq "$(cat "$TB_TMP/peer")" 198.1
 busy=$(udp_on_cpu0 6100)
 [ "$cpus" -ge 2 ] && check "with --steer, they are forwarded on more than one CPU" \
 	ge "$(wc -w <<<"$busy")" 2
-check "the fastpath carried >= 90% of the packets" ge "$(tb_share_percent)" 90
+check "the fastpath carried >= 90% of the packets" tb_share_at_least 90
 fwd=$(($(tb_stat forwarded) - TB_FWD0)) steered=$(($(tb_stat steered) - steered0))
 tb_log "  forwarded $fwd, steered $steered"
 check "every forwarded packet was steered first" ge "$steered" "$fwd"

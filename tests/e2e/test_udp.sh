@@ -13,5 +13,5 @@ read -r _ peer _ received _ ttl <"$TB_TMP/udp-server.out"
 tb_log "  server: $(cat "$TB_TMP/udp-server.out")"
 check "the server sees the router's WAN address" eq "$peer" 198.19.2.1
 check "TTL was decremented exactly once (64 -> 63)" eq "$ttl" 63-63
-check "the fastpath carried >= 95% of the packets" ge "$(tb_share_percent)" 95
+check "the fastpath carried >= 95% of the packets" tb_share_at_least 95
 tb_done
