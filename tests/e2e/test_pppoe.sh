@@ -46,13 +46,8 @@ TB_PIDS+=($!)
 tb_wait 5 srv_listening 5003
 cli timeout 120 sh -c "pv -q -L 1m '$file' | socat -u - TCP:198.19.9.2:5003" &
 up=$!
-pppoe_flows() { # the flows of the upload, "in out out_pppoe_session" each
-	fastpath flows --json | jq -r '.[] | select(.dst == "198.19.9.2:5003" or .src == "198.19.9.2:5003")
-		| "\(.in) \(.out) \(.out_pppoe_session)"' | sort | tr '\n' ';'
-}
-tb_wait 20 eval '[ "$(pppoe_flows)" = "ppp0 r0 0;r0 r1 $session;" ]'
-check "flows: keyed by ppp0 from the WAN; towards it, out of r1 in session $session" \
-	eq "$(pppoe_flows)" "ppp0 r0 0;r0 r1 $session;"
+tb_check_conn_flows "flows: keyed by ppp0 from the WAN; towards it, out of r1 in session $session" \
+	198.19.9.2:5003 out_pppoe_session "ppp0 r0 0;r0 r1 $session;"
 wait $up
 check "upload over PPPoE arrives intact" tb_wait 10 eval \
 	'[ "$(sha256sum <"$TB_TMP/up" | cut -d" " -f1)" = "$want" ]'

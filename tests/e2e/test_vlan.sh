@@ -39,13 +39,8 @@ TB_PIDS+=($!)
 tb_wait 5 srv_listening 5003
 cli timeout 120 sh -c "pv -q -L 2m '$file' | socat -u - TCP:198.19.2.2:5003" &
 up=$!
-vlan_flows() { # the flows of the upload, "in out out_vlan" each
-	fastpath flows --json | jq -r '.[] | select(.dst == "198.19.2.2:5003" or .src == "198.19.2.2:5003")
-		| "\(.in) \(.out) \(.out_vlan)"' | sort | tr '\n' ';'
-}
-tb_wait 20 eval '[ "$(vlan_flows)" = "r0.7 r1 0;r1 r0 7;" ]'
-check "flows: keyed by r0.7 from the LAN; towards it, out of r0 with tag 7" \
-	eq "$(vlan_flows)" "r0.7 r1 0;r1 r0 7;"
+tb_check_conn_flows "flows: keyed by r0.7 from the LAN; towards it, out of r0 with tag 7" \
+	198.19.2.2:5003 out_vlan "r0.7 r1 0;r1 r0 7;"
 wait $up
 check "upload over VLAN 7 arrives intact" tb_wait 10 eval \
 	'[ "$(sha256sum <"$TB_TMP/up7" | cut -d" " -f1)" = "$want" ]'
@@ -76,13 +71,8 @@ TB_PIDS+=($!)
 tb_wait 5 srv_listening 5004
 cli timeout 120 socat -u TCP:198.19.2.2:5004 "OPEN:$TB_TMP/down8,creat,trunc" &
 down=$!
-bridge_flows() {
-	fastpath flows --json | jq -r '.[] | select(.dst == "198.19.2.2:5004" or .src == "198.19.2.2:5004")
-		| "\(.in) \(.out) \(.out_vlan)"' | sort | tr '\n' ';'
-}
-tb_wait 20 eval '[ "$(bridge_flows)" = "brlan r1 0;r1 r0 8;" ]'
-check "flows: keyed by brlan from the LAN; towards it, out of r0 with tag 8" \
-	eq "$(bridge_flows)" "brlan r1 0;r1 r0 8;"
+tb_check_conn_flows "flows: keyed by brlan from the LAN; towards it, out of r0 with tag 8" \
+	198.19.2.2:5004 out_vlan "brlan r1 0;r1 r0 8;"
 wait $down
 check "the paced download arrives intact" \
 	eq "$(sha256sum <"$TB_TMP/down8" | cut -d' ' -f1)" "$want"

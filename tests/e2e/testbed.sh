@@ -222,6 +222,20 @@ tb_attach() { # [extra attach options]
 }
 tb_status() { fastpath status --json; }
 tb_flow_entries() { tb_status | jq '.flows_ipv4 + .flows_ipv6'; }
+# The flows of the connection to or from ADDR:PORT, "in out FIELD" each (FIELD: a field of
+# flows --json, e.g. out_vlan), sorted and joined with ';'.
+tb_conn_flows() { # ADDR:PORT FIELD
+	fastpath flows --json | jq -r --arg ep "$1" --arg field "$2" \
+		'.[] | select(.dst == $ep or .src == $ep) | "\(.in) \(.out) \(.[$field])"' |
+		sort | tr '\n' ';'
+}
+# Waits up to 20 s for them to be WANT, then checks they are.
+tb_check_conn_flows() { # DESCRIPTION ADDR:PORT FIELD WANT
+	local what=$1 ep=$2 field=$3 want=$4
+	conn_flows_are_wanted() { [ "$(tb_conn_flows "$ep" "$field")" = "$want" ]; }
+	tb_wait 20 conn_flows_are_wanted
+	check "$what" eq "$(tb_conn_flows "$ep" "$field")" "$want"
+}
 tb_daemon_pid() { tb_status | jq .daemon_pid; }
 
 # Waits up to SECONDS (at least; fractions allowed) for COMMAND to succeed. Timed with
