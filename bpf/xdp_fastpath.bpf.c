@@ -227,10 +227,10 @@ static __always_inline int fp_forward(struct xdp_md *ctx, const struct fp_config
 			return fp_pass(reason);
 	}
 	/* Too big: the kernel fragments or sends ICMP Fragmentation Needed / Packet Too Big.
-	 * What follows the Ethernet header counts, padding included: the redirect drops a
-	 * frame longer than the egress takes, however short its IP packet (the kernel's path
-	 * trims the padding and forwards it). */
-	if (pkt.l3_len > meta->mtu || (__u32)(ctx->data_end - ctx->data) - pkt.l2_len > meta->mtu)
+	 * What follows the Ethernet header counts, padding included (the parser made sure the
+	 * IP packet is within it): the redirect drops a frame longer than the egress takes,
+	 * however short its IP packet, where the kernel's path trims the padding. */
+	if ((__u32)(ctx->data_end - ctx->data) - pkt.l2_len > meta->mtu)
 		return fp_pass(FP_STAT_PASS_MTU);
 	if (!bpf_map_lookup_elem(&fp_tx_ports, &meta->oif))
 		return fp_pass(FP_STAT_PASS_EGRESS);

@@ -5,7 +5,6 @@
  * never sees the code that would use it (see fp_kernel in bpf/xdp_fastpath.bpf.c).
  */
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 #include <linux/if_ether.h>
 #include <bpf/bpf.h>
@@ -57,7 +56,6 @@ uint32_t fp_kernel_probe(void)
 {
 	static uint32_t have;
 	static bool probed;
-	const char *mask;
 
 	if (probed)
 		return have;
@@ -70,9 +68,6 @@ uint32_t fp_kernel_probe(void)
 		have |= FP_KERNEL_FIB_MARK;
 	if (probe_xdp_features())
 		have |= FP_KERNEL_XDP_FEATURES;
-	mask = getenv("XDP_FASTPATH_KERNEL_MASK");
-	if (mask)
-		have &= ~(uint32_t)strtoul(mask, NULL, 0);
 	probed = true;
 	return have;
 }

@@ -20,11 +20,8 @@ struct fp_kernel_feature {
 extern const struct fp_kernel_feature fp_kernel_features[];
 extern const int fp_nr_kernel_features;
 
-/*
- * FP_KERNEL_* of the running kernel, probed once (a few BPF programs and a netlink
- * request). XDP_FASTPATH_KERNEL_MASK (a number) clears features from the answer, to try a
- * fallback on a kernel that does not need it.
- */
+/* FP_KERNEL_* of the running kernel, probed once (a few BPF programs and a netlink
+ * request). fp-test tries the fallbacks by loading the program with fewer. */
 uint32_t fp_kernel_probe(void);
 
 #endif
