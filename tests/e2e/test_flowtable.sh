@@ -33,11 +33,8 @@ tb_log "  the endpoints received $got packets, the fastpath forwarded $fwd"
 # entry OFFLOAD), xdp-fastpath has its flows, and XDP, running first, carries it.
 rtr conntrack -E -p tcp --dport 5004 >"$TB_TMP/events" 2>&1 &
 TB_PIDS+=($!)
-srv timeout 120 sh -c "pv -q -L 2m '$file' | socat -u - TCP-LISTEN:5004,reuseaddr" &
-TB_PIDS+=($!)
-tb_wait 5 srv_listening 5004
-cli timeout 120 socat -u TCP:198.19.2.2:5004 "OPEN:$TB_TMP/down,creat,trunc" &
-down=$!
+tb_paced_transfer "$file" down 198.19.2.2 5004 2m "$TB_TMP/down"
+down=$TB_PACED
 in_flowtable() { rtr conntrack -L -p tcp --dport 5004 2>/dev/null | grep -q OFFLOAD; }
 in_fastpath() { [ "$(tb_conn_flows 198.19.2.2:5004 proto)" = "r0 r1 tcp;r1 r0 tcp;" ]; }
 check "the kernel's flowtable took the connection" tb_wait 10 in_flowtable

@@ -41,11 +41,8 @@ check "... with the session id the concentrator gave (pppoe-server counts from 1
 tb_share_start
 check "download over PPPoE arrives intact" eq "$(tb_tcp_transfer "$file" down 198.19.9.2)" "$want"
 check "the server saw the router's PPP address" eq "$(cat "$TB_TMP/peer")" 198.19.9.1
-srv timeout 120 socat -u TCP-LISTEN:5003,reuseaddr "OPEN:$TB_TMP/up,creat,trunc" &
-TB_PIDS+=($!)
-tb_wait 5 srv_listening 5003
-cli timeout 120 sh -c "pv -q -L 1m '$file' | socat -u - TCP:198.19.9.2:5003" &
-up=$!
+tb_paced_transfer "$file" up 198.19.9.2 5003 1m "$TB_TMP/up"
+up=$TB_PACED
 tb_check_conn_flows "flows: keyed by ppp0 from the WAN; towards it, out of r1 in session $session" \
 	198.19.9.2:5003 out_pppoe_session "ppp0 r0 0;r0 r1 $session;"
 wait $up

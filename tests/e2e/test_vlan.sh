@@ -34,11 +34,8 @@ tb_share_start
 check "download over VLAN 7 arrives intact" eq "$(tb_tcp_transfer "$file" down)" "$want"
 check "the server saw the router's WAN address" eq "$(cat "$TB_TMP/peer")" 198.19.2.1
 # A paced upload, so that its flows can be looked at while it runs.
-srv timeout 120 socat -u TCP-LISTEN:5003,reuseaddr "OPEN:$TB_TMP/up7,creat,trunc" &
-TB_PIDS+=($!)
-tb_wait 5 srv_listening 5003
-cli timeout 120 sh -c "pv -q -L 2m '$file' | socat -u - TCP:198.19.2.2:5003" &
-up=$!
+tb_paced_transfer "$file" up 198.19.2.2 5003 2m "$TB_TMP/up7"
+up=$TB_PACED
 tb_check_conn_flows "flows: keyed by r0.7 from the LAN; towards it, out of r0 with tag 7" \
 	198.19.2.2:5003 out_vlan "r0.7 r1 0;r1 r0 7;"
 wait $up
@@ -66,11 +63,8 @@ tb_share_start
 check "download through the bridge over VLAN 8 arrives intact" \
 	eq "$(tb_tcp_transfer "$file" down)" "$want"
 check "... carried by the fastpath (>= 90%)" tb_share_at_least 90
-srv timeout 120 sh -c "pv -q -L 2m '$file' | socat -u - TCP-LISTEN:5004,reuseaddr" &
-TB_PIDS+=($!)
-tb_wait 5 srv_listening 5004
-cli timeout 120 socat -u TCP:198.19.2.2:5004 "OPEN:$TB_TMP/down8,creat,trunc" &
-down=$!
+tb_paced_transfer "$file" down 198.19.2.2 5004 2m "$TB_TMP/down8"
+down=$TB_PACED
 tb_check_conn_flows "flows: keyed by brlan from the LAN; towards it, out of r0 with tag 8" \
 	198.19.2.2:5004 out_vlan "brlan r1 0;r1 r0 8;"
 wait $down

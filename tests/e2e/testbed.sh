@@ -191,6 +191,26 @@ tb_tcp_transfer() {
 }
 srv_listening() { srv ss -Hltn "sport = :$1" | grep -q .; }
 
+# tb_paced_transfer FILE DIR ADDR PORT RATE OUT: like tb_tcp_transfer, but paced at RATE
+# (pv's -L, e.g. 2m) and left running, so that its flows can be looked at. The receiver
+# writes OUT; TB_PACED is the client's pid (wait for it, then check OUT).
+tb_paced_transfer() {
+	local file=$1 dir=$2 addr=$3 port=$4 rate=$5 out=$6
+	if [ "$dir" = up ]; then
+		srv timeout 120 socat -u TCP-LISTEN:"$port",reuseaddr "OPEN:$out,creat,trunc" &
+	else
+		srv timeout 120 sh -c "pv -q -L $rate '$file' | socat -u - TCP-LISTEN:$port,reuseaddr" &
+	fi
+	TB_PIDS+=($!)
+	tb_wait 5 srv_listening "$port"
+	if [ "$dir" = up ]; then
+		cli timeout 120 sh -c "pv -q -L $rate '$file' | socat -u - TCP:$addr:$port" &
+	else
+		cli timeout 120 socat -u TCP:"$addr:$port" "OPEN:$out,creat,trunc" &
+	fi
+	TB_PACED=$!
+}
+
 FP_UDP=$TB_ROOT/build/fp-udp
 # tb_udp_server PORT [OUTFILE]: an fp-udp echo server on the server host, listening on return.
 tb_udp_server() {
