@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 #include <unistd.h>
 #include <net/if.h>
 #include <linux/if_link.h>
@@ -18,6 +19,7 @@
 #include "common.h"
 #include "qdisc.h"
 #include "topology.h"
+#include "veth_peer.h"
 
 #define MAX_IFACES FP_MAX_TX_PORTS
 
@@ -111,6 +113,37 @@ static int check_redirect_target(const struct iface *ifc, int mode)
 	fp_err("%s cannot take redirected XDP frames (no ndo_xdp_xmit; a veth needs GRO or XDP "
 	       "on its peer): use --mode generic",
 	       ifc->name);
+	return -EOPNOTSUPP;
+}
+
+/*
+ * A veth whose peer transmits with checksum offload hands over packets with partial
+ * checksums, which a redirect forwards broken (veth_peer.h): refused, naming the fix. The
+ * daemon keeps the connections of a peer that turns it on later in the kernel.
+ */
+static int check_peer_checksum(const struct iface *ifc)
+{
+	struct fp_veth_peer peer;
+	char fix[128];
+	int err = fp_veth_peer(ifc->ifindex, &peer);
+
+	if (err == -ENOENT) {
+		fp_log(LOG_WARNING,
+		       "%s: cannot find the namespace of its veth peer to check it: if the peer "
+		       "transmits with checksum offload, turn that off or its connections stall",
+		       ifc->name);
+		return 0;
+	}
+	if (err < 0) {
+		fp_err("%s: cannot read its veth peer: %s", ifc->name, strerror(-err));
+		return err;
+	}
+	if (!err || !peer.tx_checksum)
+		return 0;
+	fp_veth_peer_fix(&peer, fix, sizeof(fix));
+	fp_err("%s: its veth peer %s transmits with checksum offload, whose partial checksums "
+	       "the fastpath would forward broken; turn it off first: %s",
+	       ifc->name, peer.name, fix);
 	return -EOPNOTSUPP;
 }
 
@@ -255,6 +288,7 @@ int cmd_attach(int argc, char **argv, struct fp_options *opt)
 	/* Check every interface before changing anything. */
 	for (int i = 0; i < argc; i++)
 		if (check_port(&ifs[i]) || check_redirect_target(&ifs[i], opt->mode) ||
+		    check_peer_checksum(&ifs[i]) ||
 		    check_free(inst.pin_dir[0] ? &inst : NULL, &ifs[i]) ||
 		    (!opt->allow_shaping && check_unshaped(&ifs[i])))
 			goto out_close;

@@ -74,6 +74,10 @@ int fp_nl_dump(struct mnl_socket *nl, struct nlmsghdr *req, char *buf, size_t le
 	       void *data);
 int fp_nl_ask(struct mnl_socket *nl, struct nlmsghdr *req, char *buf, size_t len, fp_nl_cb cb,
 	      void *data);
+/* The same on a NETLINK_ROUTE socket opened for the one request and closed after it. */
+int fp_rtnl_request(struct nlmsghdr *req, bool dump, fp_nl_cb cb, void *data);
+/* Asks rtnetlink for the link ifindex (RTM_GETLINK), the answer to cb. */
+int fp_rtnl_get_link(int ifindex, fp_nl_cb cb, void *data);
 
 /* instance.c */
 struct xdp_fastpath;

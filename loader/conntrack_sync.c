@@ -41,6 +41,7 @@
 #include "qdisc.h"
 #include "flows.h"
 #include "route_watch.h"
+#include "veth_peer.h"
 
 #define EVENT_RCVBUF_MAX (128 << 20)
 #define DUMP_RCVBUF	 (4 << 20)
@@ -412,6 +413,7 @@ static void list_ports(struct fp_ctsync *cs, bool sync_topology)
 
 	memcpy(was, cs->ports, nr_was * sizeof(was[0]));
 	cs->nr_ports = fp_tx_ports(cs->inst, cs->ports, FP_MAX_TX_PORTS);
+	cs->nr_attached = cs->nr_ports;
 	cs->ports_read_ns = fp_now_ns();
 	if (!t) {
 		ports_compare(cs, was, nr_was);
@@ -453,43 +455,103 @@ static bool port_attached(struct fp_ctsync *cs, uint32_t ifindex)
 	return listed(cs->ports, cs->nr_ports, ifindex);
 }
 
-/* A shaper on ifindex, which offloaded flows would bypass (qdisc.c)? */
-static bool port_shaped(const struct fp_ctsync *cs, uint32_t ifindex)
+/* Why an interface's connections stay in the kernel. */
+enum {
+	HELD_SHAPER = 1 << 0,	     /* offloaded flows would bypass its shaping qdisc */
+	HELD_PEER_CHECKSUM = 1 << 1, /* a veth whose peer hands over partial checksums */
+};
+
+/* Whether ifindex's connections stay in the kernel: the HELD_* reasons, or 0. */
+static uint8_t port_held(const struct fp_ctsync *cs, uint32_t ifindex)
 {
-	return listed(cs->shaped, cs->nr_shaped, ifindex);
+	for (int i = 0; i < cs->nr_held; i++)
+		if (cs->held[i] == ifindex)
+			return cs->held_why[i];
+	return 0;
 }
 
-/* Which of the interfaces have a shaper now. */
-static void refresh_shaped(struct fp_ctsync *cs)
+/*
+ * The attached veths whose peer transmits with checksum offload now (attach refuses them;
+ * the peer may turn it on later), into bad[]: how many.
+ */
+static int peer_checksum_ports(struct fp_ctsync *cs, uint32_t *bad)
 {
-	char kinds[FP_MAX_IFACES][FP_QDISC_KIND_LEN];
-	uint32_t shaped[FP_MAX_IFACES];
 	int nr = 0;
 
-	if (cs->opt->allow_shaping || fp_shaping_qdiscs(cs->ports, cs->nr_ports, kinds)) {
-		cs->nr_shaped = 0;
-		return;
-	}
-	for (int i = 0; i < cs->nr_ports; i++) {
-		if (!kinds[i][0])
+	for (int i = 0; i < cs->nr_attached; i++) {
+		struct fp_veth_peer peer;
+		char fix[128];
+
+		if (fp_veth_peer(cs->ports[i], &peer) != 1 || !peer.tx_checksum)
 			continue;
-		if (!port_shaped(cs, cs->ports[i]))
-			fp_log(LOG_NOTICE,
-			       "interface %u has a shaping qdisc (%s): its connections stay in the "
-			       "kernel",
-			       cs->ports[i], kinds[i]);
-		shaped[nr++] = cs->ports[i];
+		bad[nr++] = cs->ports[i];
+		if (port_held(cs, cs->ports[i]) & HELD_PEER_CHECKSUM)
+			continue;
+		fp_veth_peer_fix(&peer, fix, sizeof(fix));
+		fp_log(LOG_WARNING,
+		       "interface %u: its veth peer %s transmits with checksum offload now: its "
+		       "connections stay in the kernel until that is off (%s)",
+		       cs->ports[i], peer.name, fix);
 	}
-	memcpy(cs->shaped, shaped, nr * sizeof(shaped[0]));
-	cs->nr_shaped = nr;
+	return nr;
 }
 
-/* The interfaces and which of them have a shaper: before each dump, each scan, and after
- * each link, route or neighbour change (bridge FDBs are neighbours). */
+/* Whether ifindex is port, or an upper device (bridge, VLAN, PPPoE) above it. */
+static bool on_port(const struct fp_ctsync *cs, uint32_t ifindex, uint32_t port)
+{
+	return ifindex == port || (cs->topo && topology_upper_on_port(cs->topo, ifindex, port));
+}
+
+/* Which of the interfaces hold their connections in the kernel now, and why. */
+static void refresh_held(struct fp_ctsync *cs)
+{
+	char kinds[FP_MAX_IFACES][FP_QDISC_KIND_LEN];
+	uint32_t held[FP_MAX_IFACES], bad[FP_MAX_TX_PORTS];
+	uint8_t why[FP_MAX_IFACES];
+	bool shapers =
+		!cs->opt->allow_shaping && !fp_shaping_qdiscs(cs->ports, cs->nr_ports, kinds);
+	int nr = 0, nr_bad = peer_checksum_ports(cs, bad);
+
+	for (int i = 0; i < cs->nr_ports; i++) {
+		uint32_t ifindex = cs->ports[i];
+		uint8_t was = port_held(cs, ifindex), is = 0;
+
+		if (shapers && kinds[i][0]) {
+			is |= HELD_SHAPER;
+			if (!(was & HELD_SHAPER))
+				fp_log(LOG_NOTICE,
+				       "interface %u has a shaping qdisc (%s): its connections "
+				       "stay "
+				       "in the kernel",
+				       ifindex, kinds[i]);
+		}
+		for (int j = 0; j < nr_bad; j++)
+			if (on_port(cs, ifindex, bad[j]))
+				is |= HELD_PEER_CHECKSUM;
+		if ((was & HELD_PEER_CHECKSUM) && !(is & HELD_PEER_CHECKSUM) && i < cs->nr_attached)
+			fp_log(LOG_NOTICE,
+			       "interface %u: its veth peer's checksum offload is off: its "
+			       "connections are offloaded again",
+			       ifindex);
+		/* Those it kept in the kernel are offloaded from a dump at the scan's end. */
+		if (was && !is)
+			cs->resync_needed = true;
+		if (!is)
+			continue;
+		held[nr] = ifindex;
+		why[nr++] = is;
+	}
+	memcpy(cs->held, held, nr * sizeof(held[0]));
+	memcpy(cs->held_why, why, nr * sizeof(why[0]));
+	cs->nr_held = nr;
+}
+
+/* The interfaces and which of them hold their connections in the kernel: before each dump,
+ * each scan, and after each link, route or neighbour change (bridge FDBs are neighbours). */
 void ctsync_read_ports(struct fp_ctsync *cs)
 {
 	list_ports(cs, true);
-	refresh_shaped(cs);
+	refresh_held(cs);
 }
 
 /* The daemon's "offloaded" counter: the records not fenced. */
@@ -531,8 +593,8 @@ static void conn_offload(struct fp_ctsync *cs, const struct fp_tuple *orig,
 		const struct fp_tuple *t = dir == FP_DIR_ORIG ? orig : reply;
 		int oif = route_oif(cs->route, t->family, t->src, mark);
 
-		/* Either way through a shaper: the other way would leave through it. */
-		if (oif > 0 && port_shaped(cs, oif))
+		/* Either way through a held interface: the other way would leave through it. */
+		if (oif > 0 && port_held(cs, oif))
 			return;
 		if (oif > 0 && port_attached(cs, oif))
 			ingress[dir] = oif;
@@ -711,6 +773,15 @@ void ctsync_parse(struct fp_ctsync *cs, const void *buf, size_t len)
 	mnl_cb_run(buf, len, 0, 0, ct_message_cb, cs);
 }
 
+/* After lost events, or when connections the kernel kept may be offloaded now. */
+static void resync_if_needed(struct fp_ctsync *cs)
+{
+	if (cs->resync_needed) {
+		cs->state->resyncs++;
+		ctsync_resync(cs);
+	}
+}
+
 void ctsync_handle_events(struct fp_ctsync *cs)
 {
 	for (;;) {
@@ -736,10 +807,7 @@ void ctsync_handle_events(struct fp_ctsync *cs)
 		}
 		ctsync_parse(cs, cs->buf, n);
 	}
-	if (cs->resync_needed) {
-		cs->state->resyncs++;
-		ctsync_resync(cs);
-	}
+	resync_if_needed(cs);
 	count_offloaded(cs);
 }
 
@@ -770,7 +838,7 @@ static void conn_complete(struct fp_ctsync *cs, struct fp_conn *c)
 		oif = route_oif(cs->route, t.family, t.src, c->mark);
 		if (oif <= 0)
 			continue;
-		if (port_shaped(cs, oif)) { /* as conn_offload(): shaped either way, not at all */
+		if (port_held(cs, oif)) { /* as conn_offload(): held either way, not at all */
 			c->doomed = 1;
 			return;
 		}
@@ -814,9 +882,9 @@ static void scan_conn(struct fp_conn *c, void *arg)
 	if (c->doomed)
 		return;
 	for (int dir = 0; dir < 2; dir++) {
-		/* Its interface was detached, or got a shaper: back to the kernel. */
+		/* Its interface was detached, or is held now: back to the kernel. */
 		if (c->ingress[dir] && (!listed(cs->ports, cs->nr_ports, c->ingress[dir]) ||
-					port_shaped(cs, c->ingress[dir]))) {
+					port_held(cs, c->ingress[dir]))) {
 			c->doomed = 1;
 			return;
 		}
@@ -870,6 +938,7 @@ void ctsync_scan(struct fp_ctsync *cs, uint64_t now_ns)
 	sc.now = fp_now_ns(); /* after the walk: no last-seen time read in it is later */
 	conntable_walk(&cs->table, scan_conn, &sc);
 	conntable_reap(&cs->table, reap_cb, cs);
+	resync_if_needed(cs);
 	count_offloaded(cs);
 }
 

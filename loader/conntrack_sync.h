@@ -41,8 +41,11 @@ struct fp_ctsync {
 	int nr_ports;
 	uint64_t ports_read_ns;
 	bool ports_changed; /* since the last scan, which completes half-offloaded records */
-	uint32_t shaped[FP_MAX_IFACES]; /* those with a shaper, as of the scan */
-	int nr_shaped;
+	int nr_attached;    /* ports[0..nr_attached-1] are attached, the rest upper devices */
+	/* Interfaces whose connections stay in the kernel, as of the scan, and why (HELD_*). */
+	uint32_t held[FP_MAX_IFACES];
+	uint8_t held_why[FP_MAX_IFACES];
+	int nr_held;
 	struct fp_topology *topo; /* NULL: plain ports only */
 	bool topology_changed;	  /* the L2 maps changed: cached next hops are stale */
 	char *buf;		  /* events and dumps */

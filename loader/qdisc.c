@@ -54,32 +54,21 @@ static int qdisc_cb(const struct nlmsghdr *nlh, void *data)
 
 int fp_shaping_qdiscs(const uint32_t *ifindexes, int n, char (*kinds)[FP_QDISC_KIND_LEN])
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct mnl_socket *nl;
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	char req[NLMSG_SPACE(sizeof(struct tcmsg))];
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(req);
 	struct qdisc_scan qs = {.ifindexes = ifindexes, .n = n, .kinds = kinds};
 	struct tcmsg *tcm;
-	int ret;
 
 	for (int i = 0; i < n; i++)
 		kinds[i][0] = '\0';
 	if (!n)
 		return 0;
-	nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC);
-	if (!nl || mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID)) {
-		ret = -errno;
-		goto out;
-	}
 	/* One dump of every qdisc, whatever the number of interfaces asked about. */
 	nlh->nlmsg_type = RTM_GETQDISC;
 	nlh->nlmsg_seq = time(NULL);
 	tcm = mnl_nlmsg_put_extra_header(nlh, sizeof(*tcm));
 	tcm->tcm_family = AF_UNSPEC;
-	ret = fp_nl_dump(nl, nlh, buf, sizeof(buf), qdisc_cb, &qs);
-out:
-	if (nl)
-		mnl_socket_close(nl);
-	return ret;
+	return fp_rtnl_request(nlh, true, qdisc_cb, &qs);
 }
 
 int fp_shaping_qdisc(int ifindex, char *kind, size_t len)

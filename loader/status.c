@@ -15,6 +15,7 @@
 #include "flows.h"
 #include "kernel.h"
 #include "qdisc.h"
+#include "veth_peer.h"
 
 static const char *attach_mode(int ifindex)
 {
@@ -145,6 +146,20 @@ static void print_kernel(const struct fp_config *cfg, bool json)
 	printf("%s\n", missing ? "" : ", every feature used");
 }
 
+/* A veth whose peer turned checksum offload on after attach (attach.c, veth_peer.h). */
+static void print_peer_checksum(int ifindex)
+{
+	struct fp_veth_peer peer;
+	char fix[128];
+
+	if (fp_veth_peer(ifindex, &peer) != 1 || !peer.tx_checksum)
+		return;
+	fp_veth_peer_fix(&peer, fix, sizeof(fix));
+	printf(" [veth peer %s transmits with checksum offload: its connections stay in the "
+	       "kernel; %s]",
+	       peer.name, fix);
+}
+
 int cmd_status(int argc, char **argv, struct fp_options *opt)
 {
 	struct fp_daemon_state ds = {0};
@@ -180,14 +195,17 @@ int cmd_status(int argc, char **argv, struct fp_options *opt)
 		for (int i = 0; i < nr_ports; i++) {
 			char name[IF_NAMESIZE];
 
-			fp_ifname(ports[i], name);
 			char shaper[FP_QDISC_KIND_LEN];
 			bool shaped = fp_shaping_qdisc(ports[i], shaper, sizeof(shaper)) > 0;
+			struct fp_veth_peer peer;
+			int veth = fp_veth_peer(ports[i], &peer);
 
+			fp_ifname(ports[i], name);
 			printf("%s{\"name\": \"%s\", \"ifindex\": %u, \"mode\": \"%s\", "
-			       "\"shaping\": %s%s%s}",
+			       "\"shaping\": %s%s%s, \"peer_tx_checksum\": %s}",
 			       i ? ", " : "", name, ports[i], attach_mode(ports[i]),
-			       shaped ? "\"" : "", shaped ? shaper : "null", shaped ? "\"" : "");
+			       shaped ? "\"" : "", shaped ? shaper : "null", shaped ? "\"" : "",
+			       veth == 1 ? (peer.tx_checksum ? "true" : "false") : "null");
 		}
 		printf("], \"daemon_pid\": %d, \"heartbeat_age_s\": %.3f, \"lease_s\": %.3f, "
 		       "\"nexthop_generation\": %u, \"flows_ipv4\": %u, \"flows_ipv6\": %u, "
@@ -228,6 +246,7 @@ int cmd_status(int argc, char **argv, struct fp_options *opt)
 			       ds.flags & FP_DAEMON_ALLOW_SHAPING
 				       ? "bypassed by offloaded flows (--allow-shaping)"
 				       : "its connections stay in the kernel");
+		print_peer_checksum(ports[i]);
 	}
 	printf("%s\n", nr_ports ? "" : " none");
 	if (pid > 0)

@@ -612,6 +612,15 @@ int topology_sync(struct fp_topology *t, const struct fp_instance *inst, const u
 	return err ? err : changed;
 }
 
+bool topology_upper_on_port(const struct fp_topology *t, uint32_t upper, uint32_t port)
+{
+	for (int i = 0; t->maps && i < t->maps->nr_ingress; i++)
+		if (t->maps->ingress[i].key.ifindex == port &&
+		    t->maps->ingress[i].value.ifindex == upper)
+			return true;
+	return false;
+}
+
 static int kind_cb(const struct nlmsghdr *nlh, void *data)
 {
 	const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
@@ -628,32 +637,15 @@ static int kind_cb(const struct nlmsghdr *nlh, void *data)
 
 int topology_upper_kind(int ifindex, const char **kind)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
-	struct mnl_socket *nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC);
 	struct link l = {0};
-	struct ifinfomsg *ifi;
-	int ret;
+	int ret = fp_rtnl_get_link(ifindex, kind_cb, &l);
 
 	*kind = NULL;
-	if (!nl || mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID)) {
-		ret = -errno;
-		goto out;
-	}
-	nlh->nlmsg_type = RTM_GETLINK;
-	nlh->nlmsg_seq = time(NULL);
-	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
-	ifi->ifi_family = AF_UNSPEC;
-	ifi->ifi_index = ifindex;
-	ret = fp_nl_ask(nl, nlh, buf, sizeof(buf), kind_cb, &l);
 	if (l.bridge)
 		*kind = "a bridge: attach to its ports instead";
 	else if (l.vlan)
 		*kind = "a VLAN device: attach to the port it is on instead";
 	else if (l.ppp)
 		*kind = "a PPP device: attach to the Ethernet port of its PPPoE session instead";
-out:
-	if (nl)
-		mnl_socket_close(nl);
 	return ret;
 }

@@ -42,6 +42,9 @@ void topology_close(struct fp_topology *t);
 int topology_sync(struct fp_topology *t, const struct fp_instance *inst, const uint32_t *ports,
 		  int nr_ports);
 
+/* Whether upper is a device above port that the last sync served (fp_ingress). */
+bool topology_upper_on_port(const struct fp_topology *t, uint32_t upper, uint32_t port);
+
 /*
  * Whether ifindex is an upper device XDP should not be attached to (a bridge, a VLAN or a
  * ppp device): *kind says so and what to attach to instead, or is NULL. 0 or -errno.

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <net/if.h>
 #include <linux/netlink.h>
+#include <linux/rtnetlink.h>
 
 #include <libmnl/libmnl.h>
 
@@ -180,4 +181,35 @@ int fp_nl_ask(struct mnl_socket *nl, struct nlmsghdr *req, char *buf, size_t len
 {
 	req->nlmsg_flags = NLM_F_REQUEST;
 	return nl_talk(nl, req, buf, len, cb, data, true);
+}
+
+int fp_rtnl_request(struct nlmsghdr *req, bool dump, fp_nl_cb cb, void *data)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct mnl_socket *nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC);
+	int err;
+
+	if (!nl || mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID))
+		err = -errno;
+	else if (dump)
+		err = fp_nl_dump(nl, req, buf, sizeof(buf), cb, data);
+	else
+		err = fp_nl_ask(nl, req, buf, sizeof(buf), cb, data);
+	if (nl)
+		mnl_socket_close(nl);
+	return err;
+}
+
+int fp_rtnl_get_link(int ifindex, fp_nl_cb cb, void *data)
+{
+	char req[NLMSG_SPACE(sizeof(struct ifinfomsg))];
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(req);
+	struct ifinfomsg *ifi;
+
+	nlh->nlmsg_type = RTM_GETLINK;
+	nlh->nlmsg_seq = time(NULL);
+	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+	ifi->ifi_family = AF_UNSPEC;
+	ifi->ifi_index = ifindex;
+	return fp_rtnl_request(nlh, false, cb, data);
 }

@@ -2,7 +2,7 @@
 /*
  * fp-test: the datapath tests. Needs root; runs in a network namespace of its own.
  *   fp-test                 every suite
- *   fp-test --suite NAME    datapath | fuzz | attach | conntable
+ *   fp-test --suite NAME    datapath | fuzz | attach | conntable | topology | veth
  *   fp-test --bench         per-packet cost of the fast case (BPF_PROG_TEST_RUN repeat)
  * FP_FUZZ_ITERATIONS and FP_FUZZ_SEED tune the randomized test.
  */
@@ -28,8 +28,9 @@ int main(int argc, char **argv)
 	else if (argc == 2 && !strcmp(argv[1], "--bench"))
 		suite = "bench";
 	else if (argc != 1) {
-		fprintf(stderr, "usage: fp-test [--suite datapath|fuzz|attach|conntable|topology] "
-				"[--bench]\n");
+		fprintf(stderr,
+			"usage: fp-test [--suite datapath|fuzz|attach|conntable|topology|veth] "
+			"[--bench]\n");
 		return 2;
 	}
 	if (geteuid() != 0) {
@@ -60,6 +61,8 @@ int main(int argc, char **argv)
 		test_conntable();
 	if (!suite || !strcmp(suite, "topology"))
 		test_topology();
+	if (!suite || !strcmp(suite, "veth"))
+		test_veth_peer();
 	fx_teardown();
 
 	printf("fp-test: %d passed, %d failed\n", tl_passed, tl_failed);

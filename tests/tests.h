@@ -8,6 +8,7 @@ void test_fuzz(unsigned long iterations, unsigned int seed);
 void test_attach(void);
 void test_conntable(void);
 void test_topology(void);
+void test_veth_peer(void);
 void bench_prog(void);
 
 #endif
