@@ -96,23 +96,20 @@ static int check_port(const struct iface *ifc)
  */
 static int check_redirect_target(const struct iface *ifc, int mode)
 {
-	uint64_t features;
-	int err;
+	char why[160];
+	int takes;
 
 	if (mode == XDP_FLAGS_SKB_MODE)
 		return 0;
-	err = fp_xdp_features(ifc->ifindex, &features);
-	if (err == -EOPNOTSUPP)
-		return 0; /* the kernel cannot say: as before it could */
-	if (err) {
-		fp_err("%s: cannot read its XDP features: %s", ifc->name, strerror(-err));
-		return err;
+	takes = fp_takes_redirects(ifc->ifindex, why, sizeof(why));
+	if (takes == -EOPNOTSUPP || takes == 1)
+		return 0; /* -EOPNOTSUPP: the kernel cannot say, as before it could */
+	if (takes < 0) {
+		fp_err("%s: cannot read its XDP features: %s", ifc->name, strerror(-takes));
+		return takes;
 	}
-	if (features & FP_XDP_ACT_NDO_XMIT)
-		return 0;
-	fp_err("%s cannot take redirected XDP frames (no ndo_xdp_xmit; a veth needs GRO or XDP "
-	       "on its peer): use --mode generic",
-	       ifc->name);
+	fp_err("%s cannot take redirected XDP frames (%s): use --mode generic", ifc->name,
+	       why[0] ? why : "no ndo_xdp_xmit");
 	return -EOPNOTSUPP;
 }
 
@@ -140,7 +137,7 @@ static int check_peer_checksum(const struct iface *ifc)
 	}
 	if (!err || !peer.tx_checksum)
 		return 0;
-	fp_veth_peer_fix(&peer, fix, sizeof(fix));
+	fp_veth_peer_ethtool(&peer, "tx off", fix, sizeof(fix));
 	fp_err("%s: its veth peer %s transmits with checksum offload, whose partial checksums "
 	       "the fastpath would forward broken; turn it off first: %s",
 	       ifc->name, peer.name, fix);

@@ -487,7 +487,7 @@ static int peer_checksum_ports(struct fp_ctsync *cs, uint32_t *bad)
 		bad[nr++] = cs->ports[i];
 		if (port_held(cs, cs->ports[i]) & HELD_PEER_CHECKSUM)
 			continue;
-		fp_veth_peer_fix(&peer, fix, sizeof(fix));
+		fp_veth_peer_ethtool(&peer, "tx off", fix, sizeof(fix));
 		fp_log(LOG_WARNING,
 		       "interface %u: its veth peer %s transmits with checksum offload now: its "
 		       "connections stay in the kernel until that is off (%s)",

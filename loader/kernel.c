@@ -20,7 +20,8 @@ const struct fp_kernel_feature fp_kernel_features[] = {
 	{FP_KERNEL_FIB_MARK, "fib_mark", "6.10", "BPF_FIB_LOOKUP_MARK",
 	 "connections with a conntrack mark stay in the kernel (pass_no_fib_mark)"},
 	{FP_KERNEL_XDP_FEATURES, "xdp_features", "6.3", "netdev netlink XDP features",
-	 "whether a port can take redirected XDP frames is not checked"},
+	 "whether a port can take redirected XDP frames is asked of a veth's peer (an XDP "
+	 "program, or GRO from 5.13), not of other devices"},
 	{FP_KERNEL_FIB_MTU, "fib_mtu", "5.12", "the MTU in bpf_fib_lookup()'s answer",
 	 "the route MTU is found by bisection, 16 lookups per flow and next-hop change"},
 };

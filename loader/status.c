@@ -154,7 +154,7 @@ static void print_peer_checksum(int ifindex)
 
 	if (fp_veth_peer(ifindex, &peer) != 1 || !peer.tx_checksum)
 		return;
-	fp_veth_peer_fix(&peer, fix, sizeof(fix));
+	fp_veth_peer_ethtool(&peer, "tx off", fix, sizeof(fix));
 	printf(" [veth peer %s transmits with checksum offload: its connections stay in the "
 	       "kernel; %s]",
 	       peer.name, fix);

@@ -448,10 +448,9 @@ static void add_unable_ports(struct fp_topology *t, struct topo_scan *s)
 	for (int i = 0; native && i < s->nr_ports; i++) {
 		uint32_t port = s->ports[i];
 		struct fp_egress *eg;
-		uint64_t features;
 		bool was = false;
 
-		if (fp_xdp_features(port, &features) || (features & FP_XDP_ACT_NDO_XMIT))
+		if (fp_takes_redirects(port, NULL, 0) != 0)
 			continue;
 		eg = add_egress(s, port);
 		if (!eg)

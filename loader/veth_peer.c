@@ -193,53 +193,98 @@ static int find_netns(struct mnl_socket *nl, char *buf, int nsid, char *where, s
 }
 
 /*
- * A socket in the namespace of netns_fd. setns() moves only this thread, and the daemon
- * has one; if it cannot move back, it must not go on in the wrong namespace.
+ * An rtnetlink socket in the namespace of netns_fd. setns() moves only this thread, and
+ * the daemon has one; if it cannot move back, it must not go on in the wrong namespace.
  */
-static int socket_in(int netns_fd)
+static struct mnl_socket *socket_in(int netns_fd)
 {
 	int self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-	int sock, err;
+	struct mnl_socket *nl;
+	int err;
 
 	if (self < 0)
-		return -errno;
+		return NULL;
 	if (setns(netns_fd, CLONE_NEWNET)) {
-		err = -errno;
+		err = errno;
 		close(self);
-		return err;
+		errno = err;
+		return NULL;
 	}
-	sock = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
-	err = -errno;
+	nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC);
+	err = errno;
 	if (setns(self, CLONE_NEWNET)) {
 		fp_err("cannot return to our own network namespace: %s", strerror(errno));
 		exit(1);
 	}
 	close(self);
-	return sock < 0 ? err : sock;
+	errno = err;
+	return nl;
 }
 
-/* Name and transmit checksumming of ifindex, asked on sock (in its namespace). */
-static int read_peer(int sock, struct fp_veth_peer *peer)
+static int xdp_cb(const struct nlmsghdr *nlh, void *data)
 {
-	struct ethtool_value tx = {.cmd = ETHTOOL_GTXCSUM};
+	const struct nlattr *a, *b;
+
+	if (nlh->nlmsg_type != RTM_NEWLINK ||
+	    mnl_nlmsg_get_payload_len(nlh) < sizeof(struct ifinfomsg))
+		return MNL_CB_OK;
+	mnl_attr_for_each(a, nlh, sizeof(struct ifinfomsg))
+	{
+		if (mnl_attr_get_type(a) != IFLA_XDP)
+			continue;
+		mnl_attr_for_each_nested(b, a)
+		{
+			if (mnl_attr_get_type(b) == IFLA_XDP_ATTACHED &&
+			    mnl_attr_validate(b, MNL_TYPE_U8) >= 0)
+				*(bool *)data = mnl_attr_get_u8(b) != XDP_ATTACHED_NONE;
+		}
+	}
+	return MNL_CB_OK;
+}
+
+static int ethtool_get(int sock, const char *name, uint32_t cmd, bool *on)
+{
+	struct ethtool_value value = {.cmd = cmd};
+	struct ifreq ifr = {.ifr_data = (void *)&value};
+
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
+	if (ioctl(sock, SIOCETHTOOL, &ifr))
+		return -errno;
+	*on = value.data;
+	return 0;
+}
+
+/* The peer's name, features and XDP program, asked on nl (in its namespace). */
+static int read_peer(struct mnl_socket *nl, char *buf, struct fp_veth_peer *peer)
+{
+	int sock = mnl_socket_get_fd(nl), err;
 	struct ifreq ifr = {.ifr_ifindex = peer->ifindex};
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct ifinfomsg *ifi;
 
 	if (ioctl(sock, SIOCGIFNAME, &ifr))
 		return -errno;
 	snprintf(peer->name, sizeof(peer->name), "%s", ifr.ifr_name);
-	ifr.ifr_data = (void *)&tx;
-	if (ioctl(sock, SIOCETHTOOL, &ifr))
+	err = ethtool_get(sock, peer->name, ETHTOOL_GTXCSUM, &peer->tx_checksum)
+		      ?: ethtool_get(sock, peer->name, ETHTOOL_GGRO, &peer->gro);
+	if (err)
+		return err;
+	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID))
 		return -errno;
-	peer->tx_checksum = tx.data;
-	return 0;
+	nlh->nlmsg_type = RTM_GETLINK;
+	nlh->nlmsg_seq = time(NULL);
+	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+	ifi->ifi_family = AF_UNSPEC;
+	ifi->ifi_index = peer->ifindex;
+	return fp_nl_ask(nl, nlh, buf, MNL_SOCKET_BUFFER_SIZE, xdp_cb, &peer->xdp);
 }
 
 int fp_veth_peer(int ifindex, struct fp_veth_peer *peer)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct mnl_socket *nl = NULL;
+	struct mnl_socket *nl = NULL, *peer_nl = NULL;
 	struct link_reply r = {.nsid = -1};
-	int err, sock = -1, netns = -1;
+	int err, netns = -1;
 
 	memset(peer, 0, sizeof(*peer));
 	err = fp_rtnl_get_link(ifindex, link_cb, &r);
@@ -259,20 +304,18 @@ int fp_veth_peer(int ifindex, struct fp_veth_peer *peer)
 			err = netns;
 			goto out;
 		}
-		sock = socket_in(netns);
+		peer_nl = socket_in(netns);
 	} else {
-		sock = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
-		if (sock < 0)
-			sock = -errno;
+		peer_nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC);
 	}
-	if (sock < 0) {
-		err = sock;
+	if (!peer_nl) {
+		err = -errno;
 		goto out;
 	}
-	err = read_peer(sock, peer) ?: 1;
+	err = read_peer(peer_nl, buf, peer) ?: 1;
 out:
-	if (sock >= 0)
-		close(sock);
+	if (peer_nl)
+		mnl_socket_close(peer_nl);
 	if (netns >= 0)
 		close(netns);
 	if (nl)
@@ -280,15 +323,16 @@ out:
 	return err;
 }
 
-void fp_veth_peer_fix(const struct fp_veth_peer *peer, char *buf, size_t len)
+void fp_veth_peer_ethtool(const struct fp_veth_peer *peer, const char *setting, char *buf,
+			  size_t len)
 {
 	int pid;
 
 	if (sscanf(peer->netns, "of pid %d", &pid) == 1)
-		snprintf(buf, len, "nsenter -t %d -n ethtool -K %s tx off", pid, peer->name);
+		snprintf(buf, len, "nsenter -t %d -n ethtool -K %s %s", pid, peer->name, setting);
 	else if (peer->netns[0])
-		snprintf(buf, len, "ip netns exec %s ethtool -K %s tx off", peer->netns,
-			 peer->name);
+		snprintf(buf, len, "ip netns exec %s ethtool -K %s %s", peer->netns, peer->name,
+			 setting);
 	else
-		snprintf(buf, len, "ethtool -K %s tx off", peer->name);
+		snprintf(buf, len, "ethtool -K %s %s", peer->name, setting);
 }

@@ -13,6 +13,8 @@ struct fp_veth_peer {
 	char name[IF_NAMESIZE];	   /* in its namespace */
 	char netns[NAME_MAX + 16]; /* "" (ours), a name under /run/netns, or "of pid N" */
 	bool tx_checksum;	   /* it transmits with checksum offload */
+	bool gro;		   /* GRO is on: NAPI, and redirected frames, from Linux 5.13 */
+	bool xdp;		   /* it runs an XDP program: NAPI on every kernel */
 };
 
 /*
@@ -27,7 +29,8 @@ struct fp_veth_peer {
  */
 int fp_veth_peer(int ifindex, struct fp_veth_peer *peer);
 
-/* The command that turns the peer's checksum offload off, run from our namespace. */
-void fp_veth_peer_fix(const struct fp_veth_peer *peer, char *buf, size_t len);
+/* The command, run from our namespace, that sets the peer's ethtool feature (e.g. "tx off"). */
+void fp_veth_peer_ethtool(const struct fp_veth_peer *peer, const char *setting, char *buf,
+			  size_t len);
 
 #endif

@@ -9,12 +9,15 @@
  * headers predate linux/netdev.h, so the few constants are here.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <sys/utsname.h>
 #include <libmnl/libmnl.h>
 #include <linux/genetlink.h>
 
 #include "common.h"
+#include "veth_peer.h"
 
 #define NETDEV_FAMILY_NAME	  "netdev"
 #define NETDEV_CMD_DEV_GET	  1
@@ -105,4 +108,54 @@ out:
 	if (nl)
 		mnl_socket_close(nl);
 	return err;
+}
+
+/* Linux 5.13 ("veth: allow enabling NAPI even without XDP") or later. */
+static bool veth_napi_with_gro(void)
+{
+	struct utsname u;
+	int major, minor;
+
+	if (uname(&u) || sscanf(u.release, "%d.%d", &major, &minor) != 2)
+		return true;
+	return major > 5 || (major == 5 && minor >= 13);
+}
+
+int fp_takes_redirects(int ifindex, char *why, size_t len)
+{
+	struct fp_veth_peer peer;
+	uint64_t features;
+	char fix[128];
+	int takes = -EOPNOTSUPP, err = fp_xdp_features(ifindex, &features);
+
+	if (why && len)
+		why[0] = '\0';
+	if (!err && (features & FP_XDP_ACT_NDO_XMIT))
+		return 1;
+	if (!err)
+		takes = 0;
+	else if (err != -EOPNOTSUPP)
+		return err;
+	/*
+	 * A veth is the device whose answer changes: it takes redirected frames only into its
+	 * peer's NAPI, which an XDP program on the peer turns on, and from 5.13 GRO too. Before
+	 * 6.3 the kernel cannot say, so the peer is asked; after, it says why not.
+	 */
+	err = fp_veth_peer(ifindex, &peer);
+	if (err <= 0)
+		return takes;
+	if (takes < 0)
+		takes = peer.xdp || (peer.gro && veth_napi_with_gro());
+	if (takes || !why)
+		return takes;
+	if (veth_napi_with_gro()) {
+		fp_veth_peer_ethtool(&peer, "gro on", fix, sizeof(fix));
+		snprintf(why, len, "its veth peer %s has neither GRO nor an XDP program: %s",
+			 peer.name, fix);
+	} else {
+		snprintf(why, len,
+			 "its veth peer %s runs no XDP program, which before Linux 5.13 it needs",
+			 peer.name);
+	}
+	return 0;
 }

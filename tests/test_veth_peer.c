@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * fp_veth_peer (loader/veth_peer.c) on real veths: the peer's name and transmit
- * checksumming, in our namespace and in the namespace of another process (found through
- * /proc), and the command that turns it off. attach's refusal, the daemon's hold and the
+ * fp_veth_peer (loader/veth_peer.c) on real veths: the peer's name, transmit checksumming,
+ * GRO and XDP program, in our namespace and in the namespace of another process (found
+ * through /proc), and the command that turns checksumming off; fp_takes_redirects on it,
+ * which before 6.3 asks the peer. attach's refusal, the daemon's hold and the
  * /run/netns case are tests/e2e/test_peer_checksum.sh.
  */
 #include <errno.h>
@@ -13,7 +14,10 @@
 #include <unistd.h>
 #include <net/if.h>
 #include <sys/wait.h>
+#include <linux/if_link.h>
+#include <bpf/libbpf.h>
 
+#include "common.h"
 #include "fixture.h"
 #include "testlib.h"
 #include "tests.h"
@@ -61,14 +65,14 @@ static void check_peer(const char *what, int ifindex, const char *netns, bool tx
 	      peer.netns);
 	CHECK(peer.tx_checksum == tx_checksum, "%s: tx checksumming %d (got %d)", what, tx_checksum,
 	      peer.tx_checksum);
-	fp_veth_peer_fix(&peer, got_fix, sizeof(got_fix));
+	fp_veth_peer_ethtool(&peer, "tx off", got_fix, sizeof(got_fix));
 	CHECK(!strcmp(got_fix, fix), "%s: the fix is '%s' (got '%s')", what, fix, got_fix);
 }
 
 void test_veth_peer(void)
 {
 	struct fp_veth_peer peer;
-	char netns[32], fix[128];
+	char netns[32], fix[128], why[160];
 	int ifindex, ret;
 	pid_t holder;
 
@@ -84,6 +88,27 @@ void test_veth_peer(void)
 	check_peer("tx on", ifindex, "", true, "ethtool -K fp_vp_peer tx off");
 	fx_sh("ethtool -K fp_vp_peer tx off >/dev/null");
 	check_peer("tx off", ifindex, "", false, "ethtool -K fp_vp_peer tx off");
+	tl_case_end();
+
+	tl_case_begin("veth peer: takes redirected frames with GRO or an XDP program");
+	fx_sh("ip link set fp_vp up && ip link set fp_vp_peer up");
+	fx_sh("ethtool -K fp_vp_peer gro off >/dev/null");
+	ret = fp_veth_peer(ifindex, &peer);
+	CHECK(ret == 1 && !peer.gro && !peer.xdp, "neither GRO nor XDP (%d %d %d)", ret, peer.gro,
+	      peer.xdp);
+	ret = fp_takes_redirects(ifindex, why, sizeof(why));
+	CHECK(ret == 0, "so it takes no redirected frames (got %d)", ret);
+	CHECK(strstr(why, "its veth peer fp_vp_peer"), "why names the peer: '%s'", why);
+	fx_sh("ethtool -K fp_vp_peer gro on >/dev/null");
+	ret = fp_veth_peer(ifindex, &peer);
+	CHECK(ret == 1 && peer.gro && !peer.xdp, "GRO on (%d %d %d)", ret, peer.gro, peer.xdp);
+	if (bpf_xdp_attach(if_nametoindex("fp_vp_peer"), fx.prog_fd, XDP_FLAGS_DRV_MODE, NULL))
+		DIE("attaching XDP to fp_vp_peer: %s", strerror(errno));
+	ret = fp_veth_peer(ifindex, &peer);
+	CHECK(ret == 1 && peer.xdp, "an XDP program (%d %d)", ret, peer.xdp);
+	ret = fp_takes_redirects(ifindex, why, sizeof(why));
+	CHECK(ret == 1, "which takes redirected frames on every kernel (got %d)", ret);
+	bpf_xdp_detach(if_nametoindex("fp_vp_peer"), XDP_FLAGS_DRV_MODE, NULL);
 	tl_case_end();
 
 	tl_case_begin("veth peer: in another process's namespace");
