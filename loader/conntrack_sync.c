@@ -174,17 +174,7 @@ static void ct_set_tuple(struct nf_conntrack *ct, const struct fp_tuple *t)
 static struct nlmsghdr *ct_msg_start(struct fp_ctsync *cs, char *buf, int msg_type, uint16_t flags,
 				     uint8_t family)
 {
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
-	struct nfgenmsg *nfh;
-
-	nlh->nlmsg_type = (NFNL_SUBSYS_CTNETLINK << 8) | msg_type;
-	nlh->nlmsg_flags = flags;
-	nlh->nlmsg_seq = ++cs->request_seq;
-	nfh = mnl_nlmsg_put_extra_header(nlh, sizeof(*nfh));
-	nfh->nfgen_family = family;
-	nfh->version = NFNETLINK_V0;
-	nfh->res_id = 0;
-	return nlh;
+	return fp_ct_msg_start(buf, msg_type, flags, family, ++cs->request_seq);
 }
 
 static int ct_request(struct fp_ctsync *cs, struct nf_conntrack *ct, uint8_t family, int msg_type,

@@ -8,13 +8,16 @@
  * Requests the daemon sends are still built with libnetfilter_conntrack.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <arpa/inet.h>
 #include <sys/socket.h>
 #include <libmnl/libmnl.h>
 #include <linux/netfilter/nfnetlink.h>
 #include <linux/netfilter/nfnetlink_conntrack.h>
 
+#include "common.h"
 #include "ctnetlink.h"
 
 /* Attribute tables: the index of each attribute of a nest, NULL when absent. */
@@ -176,4 +179,57 @@ int fp_ct_parse(const struct nlmsghdr *nlh, struct fp_ct_entry *e)
 		}
 	}
 	return 0;
+}
+
+struct nlmsghdr *fp_ct_msg_start(char *buf, int msg_type, uint16_t flags, uint8_t family,
+				 uint32_t seq)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct nfgenmsg *nfh;
+
+	nlh->nlmsg_type = (NFNL_SUBSYS_CTNETLINK << 8) | msg_type;
+	nlh->nlmsg_flags = flags;
+	nlh->nlmsg_seq = seq;
+	nfh = mnl_nlmsg_put_extra_header(nlh, sizeof(*nfh));
+	nfh->nfgen_family = family;
+	nfh->version = NFNETLINK_V0;
+	nfh->res_id = 0;
+	return nlh;
+}
+
+struct dump_ctx {
+	void (*cb)(const struct fp_ct_entry *e, void *data);
+	void *data;
+};
+
+static int dump_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct dump_ctx *d = data;
+	struct fp_ct_entry e;
+
+	if (fp_ct_parse(nlh, &e) == 0)
+		d->cb(&e, d->data);
+	return MNL_CB_OK;
+}
+
+int fp_ct_dump(void (*cb)(const struct fp_ct_entry *e, void *data), void *data)
+{
+	char req[MNL_SOCKET_BUFFER_SIZE], *buf = malloc(MNL_SOCKET_BUFFER_SIZE * 16);
+	struct mnl_socket *nl = mnl_socket_open2(NETLINK_NETFILTER, SOCK_CLOEXEC);
+	struct dump_ctx d = {.cb = cb, .data = data};
+	struct nlmsghdr *nlh;
+	int err;
+
+	if (!buf || !nl || mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID)) {
+		err = buf ? -errno : -ENOMEM;
+		goto out;
+	}
+	/* AF_UNSPEC: IPv4 and IPv6 */
+	nlh = fp_ct_msg_start(req, IPCTNL_MSG_CT_GET, 0, AF_UNSPEC, time(NULL));
+	err = fp_nl_dump(nl, nlh, buf, MNL_SOCKET_BUFFER_SIZE * 16, dump_cb, &d);
+out:
+	if (nl)
+		mnl_socket_close(nl);
+	free(buf);
+	return err;
 }

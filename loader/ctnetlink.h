@@ -29,4 +29,14 @@ struct fp_ct_entry {
  */
 int fp_ct_parse(const struct nlmsghdr *nlh, struct fp_ct_entry *e);
 
+/* Starts a ctnetlink request of msg_type (IPCTNL_MSG_CT_*) for family in buf. */
+struct nlmsghdr *fp_ct_msg_start(char *buf, int msg_type, uint16_t flags, uint8_t family,
+				 uint32_t seq);
+
+/*
+ * Dumps every conntrack entry, IPv4 and IPv6, on a socket of its own: each well-formed one
+ * to cb. 0 or -errno.
+ */
+int fp_ct_dump(void (*cb)(const struct fp_ct_entry *e, void *data), void *data);
+
 #endif

@@ -3,15 +3,18 @@
 #include <errno.h>
 #include <arpa/inet.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <net/if.h>
 #include <linux/if_link.h>
+#include <linux/netfilter/nf_conntrack_common.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include <sys/utsname.h>
 
 #include "common.h"
+#include "ctnetlink.h"
 #include "flows.h"
 #include "kernel.h"
 #include "qdisc.h"
@@ -111,6 +114,81 @@ static void print_upper_devices(const struct fp_instance *inst, bool json)
 		}
 	}
 	printf(json ? "]" : "%s\n", printed ? "" : " none");
+}
+
+/*
+ * Beside the kernel's own flow offloading (an nft flowtable): the conntrack entries it
+ * holds ([OFFLOAD]), and how many of them xdp-fastpath has flows for. Those XDP carries:
+ * it sees their packets before the flowtable's ingress hook does.
+ */
+struct flowtable_count {
+	struct fp_tuple *ours; /* the tuples of our flow entries, sorted */
+	size_t nr_ours, max_ours;
+	uint64_t held, ours_too;
+};
+
+static int collect_tuple(int family, const union fp_flow_key *key, const union fp_flow_value *value,
+			 void *arg)
+{
+	struct flowtable_count *fc = arg;
+	uint32_t ingress;
+
+	(void)value;
+	if (fc->nr_ours == fc->max_ours) {
+		size_t max = fc->max_ours ? 2 * fc->max_ours : 1024;
+		struct fp_tuple *more = realloc(fc->ours, max * sizeof(*more));
+
+		if (!more)
+			return -ENOMEM;
+		fc->ours = more;
+		fc->max_ours = max;
+	}
+	fp_key_to_tuple(family, key, &fc->ours[fc->nr_ours++], &ingress);
+	return 0;
+}
+
+static int tuple_cmp(const void *a, const void *b)
+{
+	return memcmp(a, b, sizeof(struct fp_tuple));
+}
+
+static void count_flowtable(const struct fp_ct_entry *e, void *data)
+{
+	struct flowtable_count *fc = data;
+
+	if (!e->has_status || !(e->status & IPS_OFFLOAD) || !e->has_tuple[FP_DIR_ORIG])
+		return;
+	fc->held++;
+	if (bsearch(&e->tuple[FP_DIR_ORIG], fc->ours, fc->nr_ours, sizeof(*fc->ours), tuple_cmp))
+		fc->ours_too++;
+}
+
+static void print_flowtable(const struct fp_instance *inst, bool json)
+{
+	struct flowtable_count fc = {0};
+	int err = fp_flows_walk(inst, AF_INET, collect_tuple, &fc)
+			  ?: fp_flows_walk(inst, AF_INET6, collect_tuple, &fc);
+
+	if (!err) {
+		qsort(fc.ours, fc.nr_ours, sizeof(*fc.ours), tuple_cmp);
+		err = fp_ct_dump(count_flowtable, &fc);
+	}
+	free(fc.ours);
+	if (json) {
+		if (err)
+			printf(", \"kernel_flowtable\": null");
+		else
+			printf(", \"kernel_flowtable\": {\"connections\": %llu, "
+			       "\"carried_by_xdp\": %llu}",
+			       (unsigned long long)fc.held, (unsigned long long)fc.ours_too);
+	} else if (err) {
+		printf("flowtable   cannot read conntrack: %s\n", strerror(-err));
+	} else if (fc.held) {
+		printf("flowtable   the kernel's flow offloading holds %llu connections: %llu "
+		       "carried by xdp-fastpath (its flows come first), %llu by the flowtable\n",
+		       (unsigned long long)fc.held, (unsigned long long)fc.ours_too,
+		       (unsigned long long)(fc.held - fc.ours_too));
+	}
 }
 
 /* The running kernel, and what the instance does without the features it lacks. */
@@ -227,6 +305,7 @@ int cmd_status(int argc, char **argv, struct fp_options *opt)
 		       (unsigned long long)passed, cfg.steer_cpus,
 		       (unsigned long long)stats[FP_STAT_STEERED]);
 		print_upper_devices(&inst, true);
+		print_flowtable(&inst, true);
 		print_kernel(&cfg, true);
 		printf("}\n");
 		fp_instance_close(&inst);
@@ -271,6 +350,7 @@ int cmd_status(int argc, char **argv, struct fp_options *opt)
 		printf("firewall    %llu changes seen; %llu connections kept in the kernel since\n",
 		       (unsigned long long)ds.firewall_changes, (unsigned long long)ds.fenced);
 	print_upper_devices(&inst, false);
+	print_flowtable(&inst, false);
 	printf("next hops   generation %u\n", cfg.nh_gen);
 	if (cfg.steer_cpus) {
 		printf("steering    by flow over CPU%s", cfg.steer_cpus > 1 ? "s" : "");

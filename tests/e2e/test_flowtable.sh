@@ -4,7 +4,8 @@
 # the flowtable's ingress hook, so a connection both offload is carried by XDP. On 5.10
 # (not 6.1) the flowtable takes a TCP connection already in SYN_RECV: conntrack then never
 # sees it ESTABLISHED, and xdp-fastpath leaves it to the flowtable. Either way every
-# connection stays intact both ways, hand-back at FIN included, and one of them carries it.
+# connection stays intact both ways, hand-back at FIN included, and one of them carries it,
+# which status says.
 # Needs nf_flow_table, which this project's own machine's kernel does not build: the kernel
 # matrix (tests/vm/) runs it in guests.
 . "$(dirname "$0")/testbed.sh"
@@ -44,6 +45,8 @@ if tb_wait 5 in_fastpath; then
 	sleep 1
 	check "... whose packets XDP carries" ge $(($(tb_stat forwarded) - fwd1)) 100
 	check "XDP carried >= 90% of the unpaced transfers" ge $((fwd * 100 / (got + 1))) 90
+	check "status says the flowtable holds it and XDP carries it" \
+		eq "$(tb_status | jq -c '.kernel_flowtable')" '{"connections":1,"carried_by_xdp":1}'
 else # 5.10
 	tb_log "  $(cat "$TB_TMP/events")"
 	never_established() {
@@ -51,6 +54,8 @@ else # 5.10
 	}
 	check "xdp-fastpath left it to the flowtable, which took it before ESTABLISHED" \
 		never_established
+	check "status says the flowtable alone carries it" \
+		eq "$(tb_status | jq -c '.kernel_flowtable')" '{"connections":1,"carried_by_xdp":0}'
 fi
 wait $down
 check "the paced download arrives intact" eq "$(sha256sum <"$TB_TMP/down" | cut -d' ' -f1)" "$want"

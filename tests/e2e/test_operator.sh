@@ -18,7 +18,10 @@ wait "$client" 2>/dev/null
 settled() { local was=$(tb_stat forwarded); sleep 0.3; eq "$was" "$(tb_stat forwarded)"; }
 tb_wait 5 settled
 
-status_json_ok() { fastpath status --json | jq -e '.daemon_pid > 0' >/dev/null; }
+status_json_ok() {
+	fastpath status --json | jq -e '.daemon_pid > 0 and .kernel_flowtable.connections == 0' \
+		>/dev/null
+}
 stats_json_ok() { fastpath stats --json | jq -e '.forwarded > 0' >/dev/null; }
 check "status --json parses" status_json_ok
 check "stats --json parses" stats_json_ok
