@@ -16,10 +16,16 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "commands.h"
 #include "common.h"
+#include "daemon.h"
+#include "flowmap.h"
+#include "instance.h"
 #include "qdisc.h"
+#include "steer.h"
 #include "topology.h"
 #include "veth_peer.h"
+#include "xdp_features.h"
 
 #define MAX_IFACES FP_MAX_TX_PORTS
 

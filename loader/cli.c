@@ -10,6 +10,7 @@
 #include <bpf/libbpf.h>
 
 #include "common.h"
+#include "commands.h"
 #include "options.h"
 
 struct command {

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Declarations shared by the files of the xdp-fastpath command. */
+/* What every file of the xdp-fastpath command shares: options, the instance, messages,
+ * netlink helpers (util.c). Each module declares the rest in its own header. */
 #ifndef FP_LOADER_COMMON_H
 #define FP_LOADER_COMMON_H
 
@@ -74,63 +75,12 @@ int fp_nl_dump(struct mnl_socket *nl, struct nlmsghdr *req, char *buf, size_t le
 	       void *data);
 int fp_nl_ask(struct mnl_socket *nl, struct nlmsghdr *req, char *buf, size_t len, fp_nl_cb cb,
 	      void *data);
+/* req with the flags it has, answered until an acknowledgement or NLMSG_DONE. */
+int fp_nl_request(struct mnl_socket *nl, struct nlmsghdr *req, char *buf, size_t len, fp_nl_cb cb,
+		  void *data);
 /* The same on a NETLINK_ROUTE socket opened for the one request and closed after it. */
 int fp_rtnl_request(struct nlmsghdr *req, bool dump, fp_nl_cb cb, void *data);
 /* Asks rtnetlink for the link ifindex (RTM_GETLINK), the answer to cb. */
 int fp_rtnl_get_link(int ifindex, fp_nl_cb cb, void *data);
-
-/* instance.c */
-struct xdp_fastpath;
-int fp_check_environment(const char *pin_dir, bool may_mount);
-int fp_instance_open(struct fp_instance *inst, const char *pin_dir);
-int fp_command_open(const char *cmd, int argc, const struct fp_options *opt,
-		    struct fp_instance *inst);
-/* The embedded datapath, opened for a kernel with these FP_KERNEL_* features; not loaded. */
-struct xdp_fastpath *fp_datapath_open(uint32_t kernel);
-int fp_instance_create(struct fp_instance *inst, const struct fp_options *opt);
-void fp_instance_close(struct fp_instance *inst);
-void fp_instance_unpin(const char *pin_dir);
-int fp_instance_lock(const struct fp_instance *inst);
-void fp_instance_unlock(void);
-void fp_link_pin_path(const struct fp_instance *inst, int ifindex, char *buf, size_t len);
-int fp_read_config(const struct fp_instance *inst, struct fp_config *cfg);
-int fp_write_config(const struct fp_instance *inst, const struct fp_config *cfg);
-int fp_read_stats(const struct fp_instance *inst, uint64_t stats[FP_STAT_MAX]);
-int fp_tx_ports(const struct fp_instance *inst, uint32_t *ifindexes, int max);
-bool fp_tx_port_attached(const struct fp_instance *inst, uint32_t ifindex); /* in the devmap */
-
-/* xdp_features.c */
-#define FP_XDP_ACT_NDO_XMIT 4 /* NETDEV_XDP_ACT_NDO_XMIT: takes redirected frames */
-/* The device's NETDEV_XDP_ACT_* flags; -EOPNOTSUPP when the kernel cannot say (< 6.3). */
-int fp_xdp_features(int ifindex, uint64_t *features);
-/*
- * Whether ifindex takes frames redirected to it by native XDP: 1, or 0 and why not in why
- * (if it is a veth; may be NULL), -EOPNOTSUPP when the kernel cannot say (before 6.3, for
- * another device or a veth whose peer is not found), or another -errno.
- */
-int fp_takes_redirects(int ifindex, char *why, size_t len);
-
-/* steer.c */
-/* --steer: a cpumap entry running the fastpath on each CPU of cpus (a CPU list, NULL: all
- * online), and the config on. */
-int fp_steer_enable(const struct fp_instance *inst, const char *cpus);
-void fp_run_paths(const struct fp_instance *inst, char *pid, char *lock, size_t len);
-
-/* flows.c */
-uint32_t fp_flows_delete_ifindex(const struct fp_instance *inst, uint32_t ifindex);
-int fp_flows_count(const struct fp_instance *inst, uint32_t *v4, uint32_t *v6);
-
-/* daemon.c */
-int fp_daemon_start(struct fp_instance *inst, const struct fp_options *opt);
-int fp_daemon_stop(const struct fp_instance *inst);
-int fp_daemon_pid(const struct fp_instance *inst);
-
-/* Commands. */
-int cmd_attach(int argc, char **argv, struct fp_options *opt);
-int cmd_detach(int argc, char **argv, struct fp_options *opt);
-int cmd_status(int argc, char **argv, struct fp_options *opt);
-int cmd_stats(int argc, char **argv, struct fp_options *opt);
-int cmd_flows(int argc, char **argv, struct fp_options *opt);
-int cmd_flush(int argc, char **argv, struct fp_options *opt);
 
 #endif

@@ -37,20 +37,18 @@
 #include <bpf/bpf.h>
 
 #include "conntrack_sync.h"
+#include "ct_request.h"
 #include "ctnetlink.h"
 #include "qdisc.h"
-#include "flows.h"
+#include "flowmap.h"
 #include "route_watch.h"
-#include "veth_peer.h"
 
 #define EVENT_RCVBUF_MAX (128 << 20)
 #define DUMP_RCVBUF	 (4 << 20)
 #define RECV_BUF_SIZE	 (MNL_SOCKET_BUFFER_SIZE * 16)
-#define REQUEST_BUF_SIZE MNL_SOCKET_BUFFER_SIZE /* an ACK or one entry */
-#define REFRESH_MAX_S	 60			/* refresh an active entry at least this often */
-#define POLL_BUDGET	 1024			/* conntrack GETs per scan for polled entries */
+#define REFRESH_MAX_S	 60   /* refresh an active entry at least this often */
+#define POLL_BUDGET	 1024 /* conntrack GETs per scan for polled entries */
 #define NSEC		 1000000000ull
-#define PORTS_REREAD_NS	 100000000ull /* see port_attached() */
 
 enum { TIMEOUT_TCP, TIMEOUT_UDP };
 
@@ -81,10 +79,12 @@ int ctsync_open(struct fp_ctsync *cs, const struct fp_instance *inst, const stru
 	cs->opt = opt;
 	cs->state = state;
 	cs->route = route;
+	cs->ports.inst = inst;
+	cs->ports.allow_shaping = opt->allow_shaping;
+	cs->ports.errors = &state->errors;
 	cs->rcvbuf = opt->event_buffer;
 	cs->buf = malloc(RECV_BUF_SIZE);
-	cs->request_buf = malloc(REQUEST_BUF_SIZE);
-	if (!cs->buf || !cs->request_buf || conntable_init(&cs->table))
+	if (!cs->buf || conntable_init(&cs->table))
 		return -ENOMEM;
 	cs->events = ct_socket(NF_NETLINK_CONNTRACK_NEW | NF_NETLINK_CONNTRACK_UPDATE |
 			       NF_NETLINK_CONNTRACK_DESTROY);
@@ -95,9 +95,8 @@ int ctsync_open(struct fp_ctsync *cs, const struct fp_instance *inst, const stru
 	}
 	set_rcvbuf(cs->events, cs->rcvbuf);
 	fcntl(mnl_socket_get_fd(cs->events), F_SETFL, O_NONBLOCK);
-	cs->request = ct_socket(0);
 	cs->dump = ct_socket(0);
-	if (!cs->request || !cs->dump) {
+	if (!cs->dump || ct_requests_open(&cs->requests)) {
 		fp_err("cannot open a conntrack netlink socket: %s", strerror(errno));
 		return -errno;
 	}
@@ -109,15 +108,13 @@ void ctsync_close(struct fp_ctsync *cs)
 {
 	if (cs->events)
 		mnl_socket_close(cs->events);
-	if (cs->request)
-		mnl_socket_close(cs->request);
 	if (cs->dump)
 		mnl_socket_close(cs->dump);
+	ct_requests_close(&cs->requests);
 	conntable_free(&cs->table);
 	free(cs->buf);
-	free(cs->request_buf);
-	cs->events = cs->request = cs->dump = NULL;
-	cs->buf = cs->request_buf = NULL;
+	cs->events = cs->dump = NULL;
+	cs->buf = NULL;
 }
 
 int ctsync_event_fd(const struct fp_ctsync *cs)
@@ -151,101 +148,6 @@ static uint32_t conn_timeout_s(const struct fp_ctsync *cs, const struct fp_conn 
 	return cs->timeout_s[c->proto == IPPROTO_TCP ? TIMEOUT_TCP : TIMEOUT_UDP];
 }
 
-/* Tuples */
-
-static void ct_set_tuple(struct nf_conntrack *ct, const struct fp_tuple *t)
-{
-	nfct_set_attr_u8(ct, ATTR_ORIG_L3PROTO, t->family);
-	nfct_set_attr_u8(ct, ATTR_ORIG_L4PROTO, t->proto);
-	if (t->family == AF_INET) {
-		nfct_set_attr_u32(ct, ATTR_ORIG_IPV4_SRC, t->src[0]);
-		nfct_set_attr_u32(ct, ATTR_ORIG_IPV4_DST, t->dst[0]);
-	} else {
-		nfct_set_attr(ct, ATTR_ORIG_IPV6_SRC, t->src);
-		nfct_set_attr(ct, ATTR_ORIG_IPV6_DST, t->dst);
-	}
-	nfct_set_attr_u16(ct, ATTR_ORIG_PORT_SRC, t->sport);
-	nfct_set_attr_u16(ct, ATTR_ORIG_PORT_DST, t->dport);
-}
-
-/* Requests: one message, one acknowledgement. */
-
-/* A ctnetlink message header in buf, with the next sequence number. */
-static struct nlmsghdr *ct_msg_start(struct fp_ctsync *cs, char *buf, int msg_type, uint16_t flags,
-				     uint8_t family)
-{
-	return fp_ct_msg_start(buf, msg_type, flags, family, ++cs->request_seq);
-}
-
-static int ct_request(struct fp_ctsync *cs, struct nf_conntrack *ct, uint8_t family, int msg_type,
-		      mnl_cb_t cb, void *data)
-{
-	char buf[MNL_SOCKET_BUFFER_SIZE];
-	/* CT_NEW without NLM_F_CREATE: change only */
-	struct nlmsghdr *nlh = ct_msg_start(cs, buf, msg_type, NLM_F_REQUEST | NLM_F_ACK, family);
-	uint32_t seq = nlh->nlmsg_seq;
-	ssize_t n;
-	int err;
-
-	if (nfct_nlmsg_build(nlh, ct) < 0)
-		return -EINVAL;
-	if (mnl_socket_sendto(cs->request, nlh, nlh->nlmsg_len) < 0)
-		return -errno;
-	do {
-		n = mnl_socket_recvfrom(cs->request, cs->request_buf, REQUEST_BUF_SIZE);
-		if (n < 0)
-			return -errno;
-		if (!fp_nlmsg_stream_ok(cs->request_buf, n))
-			return -EBADMSG;
-		err = mnl_cb_run(cs->request_buf, n, seq, mnl_socket_get_portid(cs->request), cb,
-				 data);
-	} while (err == MNL_CB_OK);
-	return err < 0 ? fp_nl_error() : 0;
-}
-
-/* A conntrack message naming the entry by its original tuple; NULL if out of memory. */
-static struct nf_conntrack *ct_for_tuple(const struct fp_tuple *orig)
-{
-	struct nf_conntrack *ct = nfct_new();
-
-	if (ct)
-		ct_set_tuple(ct, orig);
-	return ct;
-}
-
-/* Sends a change (IPCTNL_MSG_CT_NEW without NLM_F_CREATE) and frees ct. */
-static int ct_change(struct fp_ctsync *cs, struct nf_conntrack *ct, uint8_t family)
-{
-	int err = ct_request(cs, ct, family, IPCTNL_MSG_CT_NEW, NULL, NULL);
-
-	nfct_destroy(ct);
-	return err;
-}
-
-/* Marks both directions of a TCP entry "be liberal" (see the top of the file). */
-static int ct_set_liberal(struct fp_ctsync *cs, const struct fp_tuple *orig)
-{
-	struct nf_conntrack *ct = ct_for_tuple(orig);
-
-	if (!ct)
-		return -ENOMEM;
-	nfct_set_attr_u8(ct, ATTR_TCP_FLAGS_ORIG, IP_CT_TCP_FLAG_BE_LIBERAL);
-	nfct_set_attr_u8(ct, ATTR_TCP_MASK_ORIG, IP_CT_TCP_FLAG_BE_LIBERAL);
-	nfct_set_attr_u8(ct, ATTR_TCP_FLAGS_REPL, IP_CT_TCP_FLAG_BE_LIBERAL);
-	nfct_set_attr_u8(ct, ATTR_TCP_MASK_REPL, IP_CT_TCP_FLAG_BE_LIBERAL);
-	return ct_change(cs, ct, orig->family);
-}
-
-static int ct_refresh_timeout(struct fp_ctsync *cs, const struct fp_tuple *orig, uint32_t secs)
-{
-	struct nf_conntrack *ct = ct_for_tuple(orig);
-
-	if (!ct)
-		return -ENOMEM;
-	nfct_set_attr_u32(ct, ATTR_TIMEOUT, secs);
-	return ct_change(cs, ct, orig->family);
-}
-
 /* Offload decisions */
 
 /* Whether the entry may be offloaded; *unknown when the message cannot tell (see below). */
@@ -275,38 +177,18 @@ static bool ct_offloadable(const struct fp_ctsync *cs, const struct fp_ct_entry 
 	return e->tcp_state == TCP_CONNTRACK_ESTABLISHED && (e->status & IPS_ASSURED);
 }
 
-struct probe {
-	struct fp_ctsync *cs;
-	bool offloadable;
-};
-
-static int probe_cb(const struct nlmsghdr *nlh, void *data)
-{
-	struct probe *p = data;
-	struct fp_ct_entry e;
-	bool unknown;
-
-	if (fp_ct_parse(nlh, &e) == 0 && e.has_tuple[FP_DIR_ORIG])
-		p->offloadable = ct_offloadable(p->cs, &e, &unknown);
-	return MNL_CB_OK;
-}
-
 /* Asks conntrack whether the entry still exists and may stay offloaded. */
 static bool ct_still_offloadable(struct fp_ctsync *cs, const struct fp_tuple *orig)
 {
-	struct probe p = {.cs = cs};
-	struct nf_conntrack *ct = ct_for_tuple(orig);
-	int err;
+	struct fp_ct_entry e;
+	bool unknown;
+	int err = ct_get(&cs->requests, orig, &e);
 
-	if (!ct)
-		return true;
-	err = ct_request(cs, ct, orig->family, IPCTNL_MSG_CT_GET, probe_cb, &p);
-	nfct_destroy(ct);
 	if (err && err != -ENOENT) {
 		cs->state->errors++;
 		return true; /* unsure: keep it, ask again next scan */
 	}
-	return !err && p.offloadable;
+	return !err && ct_offloadable(cs, &e, &unknown);
 }
 
 /* The flow entry of direction dir: its tuple in, the other direction's tuple reversed out. */
@@ -374,174 +256,12 @@ static void conn_remove(struct fp_ctsync *cs, struct fp_conn *c)
 	conntable_remove(&cs->table, c);
 }
 
-static bool listed(const uint32_t *ifindexes, int n, uint32_t ifindex)
-{
-	for (int i = 0; i < n; i++)
-		if (ifindexes[i] == ifindex)
-			return true;
-	return false;
-}
-
-/* Notes a change of the port list: a record offloaded one way only may be completed. */
-static void ports_compare(struct fp_ctsync *cs, const uint32_t *was, int nr_was)
-{
-	bool same = nr_was == cs->nr_ports;
-
-	for (int i = 0; same && i < nr_was; i++)
-		same = listed(cs->ports, cs->nr_ports, was[i]);
-	if (!same)
-		cs->ports_changed = true;
-}
-
-/* The attached interfaces, then the upper devices served above them (synced first if
- * sync_topology, else as of the last sync). */
-static void list_ports(struct fp_ctsync *cs, bool sync_topology)
-{
-	struct fp_topology *t = cs->topo;
-	uint32_t was[FP_MAX_IFACES];
-	int nr_was = cs->nr_ports, err;
-
-	memcpy(was, cs->ports, nr_was * sizeof(was[0]));
-	cs->nr_ports = fp_tx_ports(cs->inst, cs->ports, FP_MAX_TX_PORTS);
-	cs->nr_attached = cs->nr_ports;
-	cs->ports_read_ns = fp_now_ns();
-	if (!t) {
-		ports_compare(cs, was, nr_was);
-		return;
-	}
-	if (sync_topology) {
-		err = topology_sync(t, cs->inst, cs->ports, cs->nr_ports);
-		if (err < 0)
-			cs->state->errors++;
-		/* A failed sync may have written some of the maps: look next hops up again. */
-		if (err)
-			cs->topology_changed = true;
-	}
-	for (int i = 0; i < t->nr_served && cs->nr_ports < FP_MAX_IFACES; i++)
-		if (!listed(cs->ports, cs->nr_ports, t->served[i]))
-			cs->ports[cs->nr_ports++] = t->served[i];
-	ports_compare(cs, was, nr_was);
-}
-
-/*
- * Whether flows may be keyed by ifindex (attached, or served above an attached port), from
- * a copy of the devmap's keys: asking the devmap for each direction of each new connection
- * cost two syscalls per connection. The copy is read again when it does not know an
- * interface that the devmap has (attach just added it: one lookup), or that it has not
- * looked for in PORTS_REREAD_NS (an upper device the topology serves now), and at every
- * scan (so a detached one is forgotten within a scan; the scan also returns its
- * connections to the kernel). An interface the copy missed all the same leaves its
- * connections offloaded one way until the scan after, which completes them.
- */
-static bool port_attached(struct fp_ctsync *cs, uint32_t ifindex)
-{
-	if (listed(cs->ports, cs->nr_ports, ifindex))
-		return true;
-	/* attach may have just added it: the devmap says so at once. */
-	if (!fp_tx_port_attached(cs->inst, ifindex) &&
-	    fp_elapsed_ns(fp_now_ns(), cs->ports_read_ns) < PORTS_REREAD_NS)
-		return false;
-	list_ports(cs, false);
-	return listed(cs->ports, cs->nr_ports, ifindex);
-}
-
-/* Why an interface's connections stay in the kernel. */
-enum {
-	HELD_SHAPER = 1 << 0,	     /* offloaded flows would bypass its shaping qdisc */
-	HELD_PEER_CHECKSUM = 1 << 1, /* a veth whose peer hands over partial checksums */
-};
-
-/* Whether ifindex's connections stay in the kernel: the HELD_* reasons, or 0. */
-static uint8_t port_held(const struct fp_ctsync *cs, uint32_t ifindex)
-{
-	for (int i = 0; i < cs->nr_held; i++)
-		if (cs->held[i] == ifindex)
-			return cs->held_why[i];
-	return 0;
-}
-
-/*
- * The attached veths whose peer transmits with checksum offload now (attach refuses them;
- * the peer may turn it on later), into bad[]: how many.
- */
-static int peer_checksum_ports(struct fp_ctsync *cs, uint32_t *bad)
-{
-	int nr = 0;
-
-	for (int i = 0; i < cs->nr_attached; i++) {
-		struct fp_veth_peer peer;
-		char fix[128];
-
-		if (fp_veth_peer(cs->ports[i], &peer) != 1 || !peer.tx_checksum)
-			continue;
-		bad[nr++] = cs->ports[i];
-		if (port_held(cs, cs->ports[i]) & HELD_PEER_CHECKSUM)
-			continue;
-		fp_veth_peer_ethtool(&peer, "tx off", fix, sizeof(fix));
-		fp_log(LOG_WARNING,
-		       "interface %u: its veth peer %s transmits with checksum offload now: its "
-		       "connections stay in the kernel until that is off (%s)",
-		       cs->ports[i], peer.name, fix);
-	}
-	return nr;
-}
-
-/* Whether ifindex is port, or an upper device (bridge, VLAN, PPPoE) above it. */
-static bool on_port(const struct fp_ctsync *cs, uint32_t ifindex, uint32_t port)
-{
-	return ifindex == port || (cs->topo && topology_upper_on_port(cs->topo, ifindex, port));
-}
-
-/* Which of the interfaces hold their connections in the kernel now, and why. */
-static void refresh_held(struct fp_ctsync *cs)
-{
-	char kinds[FP_MAX_IFACES][FP_QDISC_KIND_LEN];
-	uint32_t held[FP_MAX_IFACES], bad[FP_MAX_TX_PORTS];
-	uint8_t why[FP_MAX_IFACES];
-	bool shapers =
-		!cs->opt->allow_shaping && !fp_shaping_qdiscs(cs->ports, cs->nr_ports, kinds);
-	int nr = 0, nr_bad = peer_checksum_ports(cs, bad);
-
-	for (int i = 0; i < cs->nr_ports; i++) {
-		uint32_t ifindex = cs->ports[i];
-		uint8_t was = port_held(cs, ifindex), is = 0;
-
-		if (shapers && kinds[i][0]) {
-			is |= HELD_SHAPER;
-			if (!(was & HELD_SHAPER))
-				fp_log(LOG_NOTICE,
-				       "interface %u has a shaping qdisc (%s): its connections "
-				       "stay "
-				       "in the kernel",
-				       ifindex, kinds[i]);
-		}
-		for (int j = 0; j < nr_bad; j++)
-			if (on_port(cs, ifindex, bad[j]))
-				is |= HELD_PEER_CHECKSUM;
-		if ((was & HELD_PEER_CHECKSUM) && !(is & HELD_PEER_CHECKSUM) && i < cs->nr_attached)
-			fp_log(LOG_NOTICE,
-			       "interface %u: its veth peer's checksum offload is off: its "
-			       "connections are offloaded again",
-			       ifindex);
-		/* Those it kept in the kernel are offloaded from a dump at the scan's end. */
-		if (was && !is)
-			cs->resync_needed = true;
-		if (!is)
-			continue;
-		held[nr] = ifindex;
-		why[nr++] = is;
-	}
-	memcpy(cs->held, held, nr * sizeof(held[0]));
-	memcpy(cs->held_why, why, nr * sizeof(why[0]));
-	cs->nr_held = nr;
-}
-
-/* The interfaces and which of them hold their connections in the kernel: before each dump,
- * each scan, and after each link, route or neighbour change (bridge FDBs are neighbours). */
 void ctsync_read_ports(struct fp_ctsync *cs)
 {
-	list_ports(cs, true);
-	refresh_held(cs);
+	ports_read(&cs->ports);
+	/* Connections a hold kept in the kernel are offloaded from a dump. */
+	if (ports_take_released(&cs->ports))
+		cs->resync_needed = true;
 }
 
 /* The daemon's "offloaded" counter: the records not fenced. */
@@ -584,9 +304,9 @@ static void conn_offload(struct fp_ctsync *cs, const struct fp_tuple *orig,
 		int oif = route_oif(cs->route, t->family, t->src, mark);
 
 		/* Either way through a held interface: the other way would leave through it. */
-		if (oif > 0 && port_held(cs, oif))
+		if (oif > 0 && ports_held(&cs->ports, oif))
 			return;
-		if (oif > 0 && port_attached(cs, oif))
+		if (oif > 0 && ports_keyed_now(&cs->ports, oif))
 			ingress[dir] = oif;
 	}
 	if (!ingress[0] && !ingress[1])
@@ -600,7 +320,7 @@ static void conn_offload(struct fp_ctsync *cs, const struct fp_tuple *orig,
 	c->gen = cs->dump_gen;
 	c->mark = mark;
 	c->last_active_s = c->last_refresh_s = now / NSEC;
-	if (orig->proto == IPPROTO_TCP && ct_set_liberal(cs, orig)) {
+	if (orig->proto == IPPROTO_TCP && ct_set_liberal(&cs->requests, orig)) {
 		/* Without it a flow returning to the kernel may be dropped as invalid. */
 		cs->state->errors++;
 		conntable_remove(&cs->table, c);
@@ -715,8 +435,8 @@ int ctsync_resync(struct fp_ctsync *cs)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	/* AF_UNSPEC: IPv4 and IPv6 */
-	struct nlmsghdr *nlh =
-		ct_msg_start(cs, buf, IPCTNL_MSG_CT_GET, NLM_F_REQUEST | NLM_F_DUMP, AF_UNSPEC);
+	struct nlmsghdr *nlh = fp_ct_msg_start(buf, IPCTNL_MSG_CT_GET, NLM_F_REQUEST | NLM_F_DUMP,
+					       AF_UNSPEC, ++cs->dump_seq);
 	uint32_t seq = nlh->nlmsg_seq;
 	ssize_t n;
 	int err;
@@ -828,11 +548,12 @@ static void conn_complete(struct fp_ctsync *cs, struct fp_conn *c)
 		oif = route_oif(cs->route, t.family, t.src, c->mark);
 		if (oif <= 0)
 			continue;
-		if (port_held(cs, oif)) { /* as conn_offload(): held either way, not at all */
+		if (ports_held(&cs->ports,
+			       oif)) { /* as conn_offload(): held either way, not at all */
 			c->doomed = 1;
 			return;
 		}
-		if (listed(cs->ports, cs->nr_ports, oif))
+		if (ports_keyed(&cs->ports, oif))
 			conn_insert_flow(cs, c, dir, oif);
 	}
 }
@@ -873,8 +594,8 @@ static void scan_conn(struct fp_conn *c, void *arg)
 		return;
 	for (int dir = 0; dir < 2; dir++) {
 		/* Its interface was detached, or is held now: back to the kernel. */
-		if (c->ingress[dir] && (!listed(cs->ports, cs->nr_ports, c->ingress[dir]) ||
-					port_held(cs, c->ingress[dir]))) {
+		if (c->ingress[dir] && (!ports_keyed(&cs->ports, c->ingress[dir]) ||
+					ports_held(&cs->ports, c->ingress[dir]))) {
 			c->doomed = 1;
 			return;
 		}
@@ -899,7 +620,7 @@ static void scan_conn(struct fp_conn *c, void *arg)
 		return;
 	}
 	if (c->last_active_s > c->last_refresh_s && now_s - c->last_refresh_s >= refresh_s) {
-		int err = ct_refresh_timeout(cs, &orig, timeout_s);
+		int err = ct_set_timeout(&cs->requests, &orig, timeout_s);
 
 		if (err == -ENOENT) {
 			c->doomed = 1; /* conntrack forgot it and we missed the event */
@@ -918,8 +639,7 @@ void ctsync_scan(struct fp_ctsync *cs, uint64_t now_ns)
 	struct scan_ctx sc = {.cs = cs, .now = now_ns};
 
 	ctsync_read_ports(cs);
-	sc.complete = cs->ports_changed;
-	cs->ports_changed = false;
+	sc.complete = ports_take_changed(&cs->ports);
 	sc.poll_stride = cs->polled / POLL_BUDGET + 1;
 	cs->scans++;
 	read_timeouts(cs);

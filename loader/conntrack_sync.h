@@ -5,9 +5,8 @@
 
 #include "common.h"
 #include "conntable.h"
-#include "topology.h"
-
-#define FP_MAX_IFACES (FP_MAX_TX_PORTS + FP_MAX_L2_IFACES)
+#include "ct_request.h"
+#include "ports.h"
 
 struct mnl_socket;
 struct fp_route;
@@ -18,15 +17,10 @@ struct fp_ctsync {
 	struct fp_daemon_state *state;
 	struct fp_route *route;
 	struct mnl_socket *events; /* NEW, UPDATE, DESTROY subscription */
-	/*
-	 * Requests made while a dump or an event read is being parsed (be-liberal updates, GETs)
-	 * get a socket and a buffer of their own: on the dump's socket their answer would queue
-	 * behind the dump, and in the shared buffer it would overwrite the messages being parsed.
-	 */
-	struct mnl_socket *request; /* updates and GETs, one at a time */
 	struct mnl_socket *dump;
-	uint32_t request_seq;
-	int rcvbuf; /* bytes, doubled on every overrun */
+	uint32_t dump_seq;
+	struct fp_ct_requests requests; /* be-liberal, timeouts, GETs (ct_request.h) */
+	int rcvbuf;			/* bytes, doubled on every overrun */
 	struct fp_conntable table;
 	uint32_t dump_gen;
 	uint32_t timeout_s[2]; /* established TCP, UDP stream: conntrack's own */
@@ -35,21 +29,8 @@ struct fp_ctsync {
 	uint32_t polled;	 /* records with polled set */
 	uint32_t next_poll_slot; /* the next polled record's slot */
 	uint64_t scans;
-	/* The interfaces flows may be keyed by, as last read: the attached ones, then the
-	 * upper devices above them (bridges, VLANs, PPPoE) the topology serves. */
-	uint32_t ports[FP_MAX_IFACES];
-	int nr_ports;
-	uint64_t ports_read_ns;
-	bool ports_changed; /* since the last scan, which completes half-offloaded records */
-	int nr_attached;    /* ports[0..nr_attached-1] are attached, the rest upper devices */
-	/* Interfaces whose connections stay in the kernel, as of the scan, and why (HELD_*). */
-	uint32_t held[FP_MAX_IFACES];
-	uint8_t held_why[FP_MAX_IFACES];
-	int nr_held;
-	struct fp_topology *topo; /* NULL: plain ports only */
-	bool topology_changed;	  /* the L2 maps changed: cached next hops are stale */
-	char *buf;		  /* events and dumps */
-	char *request_buf;	  /* answers to requests */
+	struct fp_ports ports; /* the interfaces flows may be keyed by; .topo set by the caller */
+	char *buf;	       /* events and dumps */
 };
 
 int ctsync_open(struct fp_ctsync *cs, const struct fp_instance *inst, const struct fp_options *opt,

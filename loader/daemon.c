@@ -32,8 +32,10 @@
 
 #include "common.h"
 #include "conntrack_sync.h"
+#include "daemon.h"
 #include "firewall_watch.h"
-#include "flows.h"
+#include "flowmap.h"
+#include "instance.h"
 #include "route_watch.h"
 
 /* The first dump of a large conntrack table takes a while (about 15 s for 1M entries here). */
@@ -133,8 +135,7 @@ static void write_heartbeat(struct daemon *d, uint64_t now, bool bump_gen)
 	if (d->topo.bridge_ports)
 		cfg.flags |= FP_CONFIG_BRIDGE_PORTS;
 	/* New bridge ports, VLANs or FDB entries: every cached next hop may be wrong. */
-	bump_gen |= d->cs.topology_changed;
-	d->cs.topology_changed = false;
+	bump_gen |= ports_take_topology_changed(&d->cs.ports);
 	if (bump_gen) {
 		cfg.nh_gen = cfg.nh_gen + 1 ? cfg.nh_gen + 1 : 1;
 		d->state.nh_bumps++;
@@ -199,7 +200,7 @@ static void handle_route_changes(struct daemon *d)
 		 * neighbours come and go all the time on a busy LAN, and need no re-read. */
 		if (changes.l2_changed)
 			ctsync_read_ports(&d->cs);
-		if (d->cs.topology_changed)
+		if (d->cs.ports.topology_changed)
 			write_heartbeat(d, fp_now_ns(), false);
 	}
 }
@@ -249,7 +250,7 @@ static int daemon_run(struct fp_instance *inst, const struct fp_options *opt, in
 	/* Events before the dump: nothing falls between the two. */
 	if (ctsync_open(&d.cs, inst, opt, &d.state, &d.route))
 		return 1;
-	d.cs.topo = &d.topo;
+	d.cs.ports.topo = &d.topo;
 	if (ctsync_resync(&d.cs))
 		return 1;
 	write_heartbeat(&d, fp_now_ns(), true);

@@ -6,6 +6,7 @@
  * network namespace in the tests.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <stdio.h>
@@ -22,22 +23,47 @@
 #include <bpf/libbpf.h>
 
 #include "common.h"
+#include "instance.h"
 #include "kernel.h"
 #include "xdp_fastpath.skel.h"
 
 #define FP_RUN_DIR "/run/xdp-fastpath"
 
-static const char *const map_names[] = {
-	FP_MAP_FLOWS4,	FP_MAP_FLOWS6, FP_MAP_STATS, FP_MAP_CONFIG, FP_MAP_TX_PORTS, FP_MAP_DAEMON,
-	FP_MAP_INGRESS, FP_MAP_EGRESS, FP_MAP_FDB,   FP_MAP_CPUS,   FP_MAP_STEER};
+/*
+ * Every map of the instance: its name (the BPF object's, and its pin's) and its descriptor.
+ * fp_instance_create pins exactly these and refuses an object with a map not listed, so
+ * that the lists cannot drift apart.
+ */
+static const struct {
+	const char *name;
+	size_t fd; /* offsetof(struct fp_instance, ..._fd) */
+} instance_maps[] = {
+	{FP_MAP_FLOWS4, offsetof(struct fp_instance, flows4_fd)},
+	{FP_MAP_FLOWS6, offsetof(struct fp_instance, flows6_fd)},
+	{FP_MAP_STATS, offsetof(struct fp_instance, stats_fd)},
+	{FP_MAP_CONFIG, offsetof(struct fp_instance, config_fd)},
+	{FP_MAP_TX_PORTS, offsetof(struct fp_instance, tx_ports_fd)},
+	{FP_MAP_DAEMON, offsetof(struct fp_instance, daemon_fd)},
+	{FP_MAP_INGRESS, offsetof(struct fp_instance, ingress_fd)},
+	{FP_MAP_EGRESS, offsetof(struct fp_instance, egress_fd)},
+	{FP_MAP_FDB, offsetof(struct fp_instance, fdb_fd)},
+	{FP_MAP_CPUS, offsetof(struct fp_instance, cpus_fd)},
+	{FP_MAP_STEER, offsetof(struct fp_instance, steer_fd)},
+};
+#define NR_INSTANCE_MAPS (sizeof(instance_maps) / sizeof(instance_maps[0]))
 
-/* The instance's map descriptors, in the order of map_names. */
-#define INSTANCE_MAP_FDS(inst)                                                                     \
-	{                                                                                          \
-		&(inst)->flows4_fd, &(inst)->flows6_fd, &(inst)->stats_fd, &(inst)->config_fd,     \
-			&(inst)->tx_ports_fd, &(inst)->daemon_fd, &(inst)->ingress_fd,             \
-			&(inst)->egress_fd, &(inst)->fdb_fd, &(inst)->cpus_fd, &(inst)->steer_fd   \
-	}
+static int *map_fd(struct fp_instance *inst, size_t i)
+{
+	return (int *)((char *)inst + instance_maps[i].fd);
+}
+
+static bool instance_map(const char *name)
+{
+	for (size_t i = 0; i < NR_INSTANCE_MAPS; i++)
+		if (!strcmp(instance_maps[i].name, name))
+			return true;
+	return false;
+}
 
 static int pin_path(char *buf, size_t len, const char *dir, const char *name)
 {
@@ -102,7 +128,6 @@ static int mount_bpffs_if_missing(const char *pin_dir)
 
 static void set_name(struct fp_instance *inst, const char *pin_dir)
 {
-	int *fds[] = INSTANCE_MAP_FDS(inst);
 	char buf[PATH_MAX];
 
 	memset(inst, 0, sizeof(*inst));
@@ -110,14 +135,13 @@ static void set_name(struct fp_instance *inst, const char *pin_dir)
 	snprintf(buf, sizeof(buf), "%s", pin_dir);
 	snprintf(inst->name, sizeof(inst->name), "%s", basename(buf));
 	inst->prog_fd = -1;
-	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
-		*fds[i] = -1;
+	for (size_t i = 0; i < NR_INSTANCE_MAPS; i++)
+		*map_fd(inst, i) = -1;
 }
 
 /* Opens a pinned instance; -ENOENT when there is none. */
 int fp_instance_open(struct fp_instance *inst, const char *pin_dir)
 {
-	int *fds[] = INSTANCE_MAP_FDS(inst);
 	struct bpf_prog_info info = {};
 	uint32_t info_len = sizeof(info);
 	char path[PATH_MAX];
@@ -130,14 +154,14 @@ int fp_instance_open(struct fp_instance *inst, const char *pin_dir)
 		return -errno;
 	if (bpf_obj_get_info_by_fd(inst->prog_fd, &info, &info_len) == 0)
 		inst->prog_id = info.id;
-	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
-		pin_path(path, sizeof(path), pin_dir, map_names[i]);
-		*fds[i] = bpf_obj_get(path);
-		if (*fds[i] < 0) {
+	for (size_t i = 0; i < NR_INSTANCE_MAPS; i++) {
+		pin_path(path, sizeof(path), pin_dir, instance_maps[i].name);
+		*map_fd(inst, i) = bpf_obj_get(path);
+		if (*map_fd(inst, i) < 0) {
 			int err = -errno;
 
 			fp_err("%s is incomplete (%s: %s): remove it with 'xdp-fastpath detach'",
-			       pin_dir, map_names[i], strerror(errno));
+			       pin_dir, instance_maps[i].name, strerror(errno));
 			fp_instance_close(inst);
 			return err == -ENOENT ? -EBADF : err;
 		}
@@ -147,15 +171,13 @@ int fp_instance_open(struct fp_instance *inst, const char *pin_dir)
 
 void fp_instance_close(struct fp_instance *inst)
 {
-	int *fds[] = INSTANCE_MAP_FDS(inst);
-
 	if (inst->prog_fd >= 0)
 		close(inst->prog_fd);
 	inst->prog_fd = -1;
-	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
-		if (*fds[i] >= 0)
-			close(*fds[i]);
-		*fds[i] = -1;
+	for (size_t i = 0; i < NR_INSTANCE_MAPS; i++) {
+		if (*map_fd(inst, i) >= 0)
+			close(*map_fd(inst, i));
+		*map_fd(inst, i) = -1;
 	}
 }
 
@@ -164,8 +186,8 @@ void fp_instance_unpin(const char *pin_dir)
 {
 	char path[PATH_MAX];
 
-	for (size_t i = 0; i < sizeof(map_names) / sizeof(map_names[0]); i++)
-		if (!pin_path(path, sizeof(path), pin_dir, map_names[i]))
+	for (size_t i = 0; i < NR_INSTANCE_MAPS; i++)
+		if (!pin_path(path, sizeof(path), pin_dir, instance_maps[i].name))
 			unlink(path);
 	if (!pin_path(path, sizeof(path), pin_dir, FP_PROG_NAME))
 		unlink(path);
@@ -218,6 +240,12 @@ int fp_instance_create(struct fp_instance *inst, const struct fp_options *opt)
 	{
 		if (bpf_map__is_internal(map)) /* .rodata: the program's constants */
 			continue;
+		if (!instance_map(bpf_map__name(map))) {
+			err = -EINVAL;
+			fp_err("the BPF object has a map the loader does not know: %s",
+			       bpf_map__name(map));
+			goto out_unpin;
+		}
 		pin_path(path, sizeof(path), opt->pin_dir, bpf_map__name(map));
 		err = bpf_map__pin(map, path);
 		if (err) {

@@ -13,6 +13,7 @@
 #include "common.h"
 #include "kernel.h"
 #include "probe.skel.h"
+#include "xdp_features.h"
 
 const struct fp_kernel_feature fp_kernel_features[] = {
 	{FP_KERNEL_COARSE_CLOCK, "coarse_clock", "5.11", "bpf_ktime_get_coarse_ns()",

@@ -6,7 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "commands.h"
 #include "common.h"
+#include "instance.h"
 
 static volatile sig_atomic_t stop;
 

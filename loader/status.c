@@ -13,9 +13,12 @@
 
 #include <sys/utsname.h>
 
+#include "commands.h"
 #include "common.h"
 #include "ctnetlink.h"
-#include "flows.h"
+#include "daemon.h"
+#include "flowmap.h"
+#include "instance.h"
 #include "kernel.h"
 #include "qdisc.h"
 #include "veth_peer.h"
@@ -159,7 +162,8 @@ static void count_flowtable(const struct fp_ct_entry *e, void *data)
 	if (!e->has_status || !(e->status & IPS_OFFLOAD) || !e->has_tuple[FP_DIR_ORIG])
 		return;
 	fc->held++;
-	if (bsearch(&e->tuple[FP_DIR_ORIG], fc->ours, fc->nr_ours, sizeof(*fc->ours), tuple_cmp))
+	if (fc->nr_ours &&
+	    bsearch(&e->tuple[FP_DIR_ORIG], fc->ours, fc->nr_ours, sizeof(*fc->ours), tuple_cmp))
 		fc->ours_too++;
 }
 
@@ -170,7 +174,8 @@ static void print_flowtable(const struct fp_instance *inst, bool json)
 			  ?: fp_flows_walk(inst, AF_INET6, collect_tuple, &fc);
 
 	if (!err) {
-		qsort(fc.ours, fc.nr_ours, sizeof(*fc.ours), tuple_cmp);
+		if (fc.nr_ours)
+			qsort(fc.ours, fc.nr_ours, sizeof(*fc.ours), tuple_cmp);
 		err = fp_ct_dump(count_flowtable, &fc);
 	}
 	free(fc.ours);

@@ -15,6 +15,8 @@
 #include <bpf/libbpf.h>
 
 #include "common.h"
+#include "instance.h"
+#include "steer.h"
 
 #define STEER_QUEUE_SIZE 2048 /* frames queued per CPU, as in the kernel's samples */
 #define ONLINE_CPUS	 "/sys/devices/system/cpu/online"

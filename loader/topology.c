@@ -39,6 +39,7 @@
 #include <bpf/libbpf.h>
 
 #include "topology.h"
+#include "xdp_features.h"
 
 #define TOPO_BUF_SIZE	(64 * 1024)
 #define TOPO_MAX_LINKS	1024

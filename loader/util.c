@@ -183,6 +183,12 @@ int fp_nl_ask(struct mnl_socket *nl, struct nlmsghdr *req, char *buf, size_t len
 	return nl_talk(nl, req, buf, len, cb, data, true);
 }
 
+int fp_nl_request(struct mnl_socket *nl, struct nlmsghdr *req, char *buf, size_t len, fp_nl_cb cb,
+		  void *data)
+{
+	return nl_talk(nl, req, buf, len, cb, data, false);
+}
+
 int fp_rtnl_request(struct nlmsghdr *req, bool dump, fp_nl_cb cb, void *data)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];

@@ -18,6 +18,7 @@
 
 #include "common.h"
 #include "veth_peer.h"
+#include "xdp_features.h"
 
 #define NETDEV_FAMILY_NAME	  "netdev"
 #define NETDEV_CMD_DEV_GET	  1

@@ -13,6 +13,7 @@
 
 #include "common.h"
 #include "fixture.h"
+#include "instance.h"
 #include "kernel.h"
 #include "packet.h"
 #include "testlib.h"

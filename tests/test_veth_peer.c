@@ -22,6 +22,7 @@
 #include "testlib.h"
 #include "tests.h"
 #include "veth_peer.h"
+#include "xdp_features.h"
 
 /* A child in a namespace of its own, which keeps it until killed: its pid. */
 static pid_t netns_holder(void)

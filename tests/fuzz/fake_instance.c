@@ -13,8 +13,9 @@
 #include <arpa/inet.h>
 #include <bpf/bpf.h>
 
-#include "flows.h"
+#include "flowmap.h"
 #include "fuzz.h"
+#include "instance.h"
 #include "route_watch.h"
 
 #define FUZZ_FLOWS 256 /* small: a fuzzer reaches "map full" too */
@@ -91,24 +92,4 @@ bool fp_tx_port_attached(const struct fp_instance *inst, uint32_t ifindex)
 {
 	(void)inst;
 	return ifindex == FUZZ_LAN_IFINDEX || ifindex == FUZZ_WAN_IFINDEX;
-}
-
-/* Needed by flows.c's commands, never called by the sync. */
-int fp_command_open(const char *cmd, int argc, const struct fp_options *opt,
-		    struct fp_instance *inst)
-{
-	(void)cmd, (void)argc, (void)opt, (void)inst;
-	abort();
-}
-
-void fp_instance_close(struct fp_instance *inst)
-{
-	(void)inst;
-	abort();
-}
-
-int fp_daemon_pid(const struct fp_instance *inst)
-{
-	(void)inst;
-	abort();
 }

@@ -19,7 +19,7 @@
 #include <bpf/bpf.h>
 
 #include "conntrack_sync.h"
-#include "flows.h"
+#include "flowmap.h"
 #include "fuzz.h"
 
 static struct fp_instance inst;
@@ -69,14 +69,13 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	if (conntable_init(&cs.table))
 		abort();
 	cs.inst = &inst;
+	cs.ports.inst = &inst;
 	cs.opt = &opt;
 	cs.state = &state;
 	cs.route = NULL; /* route_oif is fake_instance.c's */
 	cs.timeout_s[0] = cs.timeout_s[1] = 120;
 	/* A real socket, bound, for its port id; nothing is sent on it. */
-	cs.request = mnl_socket_open(NETLINK_NETFILTER);
-	cs.request_buf = malloc(MNL_SOCKET_BUFFER_SIZE);
-	if (!cs.request || !cs.request_buf || mnl_socket_bind(cs.request, 0, MNL_SOCKET_AUTOPID))
+	if (ct_requests_open(&cs.requests))
 		abort();
 	return 0;
 }

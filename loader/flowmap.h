@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* The flow maps from userspace: keys, values, walking, inserting, deleting. */
-#ifndef FP_FLOWS_H
-#define FP_FLOWS_H
+#ifndef FP_FLOWMAP_H
+#define FP_FLOWMAP_H
 
 #include "common.h"
 #include "conntable.h"
@@ -28,5 +28,10 @@ int fp_flows_walk(const struct fp_instance *inst, int family,
 		  int (*fn)(int family, const union fp_flow_key *key,
 			    const union fp_flow_value *value, void *arg),
 		  void *arg);
+/* Removes every entry arriving on, or cached as leaving through, ifindex: how many. */
+uint32_t fp_flows_delete_ifindex(const struct fp_instance *inst, uint32_t ifindex);
+/* Removes every entry: how many. */
+uint32_t fp_flows_delete_all(const struct fp_instance *inst);
+int fp_flows_count(const struct fp_instance *inst, uint32_t *v4, uint32_t *v6);
 
 #endif

@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The flow maps from userspace: keys, values, walking, inserting, deleting. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <bpf/bpf.h>
+
+#include "flowmap.h"
+
+#define WALK_CHUNK 1024
+
+static int map_fd(const struct fp_instance *inst, int family)
+{
+	return family == AF_INET ? inst->flows4_fd : inst->flows6_fd;
+}
+
+void fp_tuple_to_key(const struct fp_tuple *t, uint32_t ingress, union fp_flow_key *key)
+{
+	memset(key, 0, sizeof(*key));
+	if (t->family == AF_INET) {
+		key->v4.ifindex = ingress;
+		key->v4.saddr = t->src[0];
+		key->v4.daddr = t->dst[0];
+		key->v4.sport = t->sport;
+		key->v4.dport = t->dport;
+		key->v4.proto = t->proto;
+	} else {
+		key->v6.ifindex = ingress;
+		memcpy(key->v6.saddr, t->src, 16);
+		memcpy(key->v6.daddr, t->dst, 16);
+		key->v6.sport = t->sport;
+		key->v6.dport = t->dport;
+		key->v6.proto = t->proto;
+	}
+}
+
+void fp_key_to_tuple(int family, const union fp_flow_key *key, struct fp_tuple *t,
+		     uint32_t *ingress)
+{
+	memset(t, 0, sizeof(*t));
+	t->family = family;
+	if (family == AF_INET) {
+		*ingress = key->v4.ifindex;
+		t->proto = key->v4.proto;
+		t->src[0] = key->v4.saddr;
+		t->dst[0] = key->v4.daddr;
+		t->sport = key->v4.sport;
+		t->dport = key->v4.dport;
+	} else {
+		*ingress = key->v6.ifindex;
+		t->proto = key->v6.proto;
+		memcpy(t->src, key->v6.saddr, 16);
+		memcpy(t->dst, key->v6.daddr, 16);
+		t->sport = key->v6.sport;
+		t->dport = key->v6.dport;
+	}
+}
+
+int fp_flow_insert(const struct fp_instance *inst, int family, const union fp_flow_key *key,
+		   const union fp_flow_value *value)
+{
+	return bpf_map_update_elem(map_fd(inst, family), key, value, BPF_NOEXIST) ? -errno : 0;
+}
+
+int fp_flow_delete(const struct fp_instance *inst, int family, const union fp_flow_key *key)
+{
+	return bpf_map_delete_elem(map_fd(inst, family), key) ? -errno : 0;
+}
+
+/* Entry by entry, for kernels or maps without batch lookups. */
+static int walk_by_key(int fd, int family, size_t key_size,
+		       int (*fn)(int, const union fp_flow_key *, const union fp_flow_value *,
+				 void *),
+		       void *arg)
+{
+	union fp_flow_key key, next;
+	union fp_flow_value value;
+	void *prev = NULL;
+
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		memcpy(&key, &next, key_size);
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &value) == 0 && fn(family, &key, &value, arg))
+			return 1;
+	}
+	return 0;
+}
+
+int fp_flows_walk(const struct fp_instance *inst, int family,
+		  int (*fn)(int family, const union fp_flow_key *key,
+			    const union fp_flow_value *value, void *arg),
+		  void *arg)
+{
+	size_t key_size =
+		family == AF_INET ? sizeof(struct fp_flow_key4) : sizeof(struct fp_flow_key6);
+	size_t value_size = family == AF_INET ? sizeof(struct fp_flow4) : sizeof(struct fp_flow6);
+	int fd = map_fd(inst, family);
+	uint8_t *keys, *values;
+	uint64_t batch_in, batch_out;
+	void *in = NULL;
+	int err = 0;
+
+	if (fd < 0)
+		return -EBADF;
+	keys = malloc(key_size * WALK_CHUNK);
+	values = malloc(value_size * WALK_CHUNK);
+	if (!keys || !values) {
+		free(keys);
+		free(values);
+		return -ENOMEM;
+	}
+	for (;;) {
+		LIBBPF_OPTS(bpf_map_batch_opts, opts);
+		uint32_t count = WALK_CHUNK;
+		union fp_flow_key key;
+		union fp_flow_value value;
+
+		err = bpf_map_lookup_batch(fd, in, &batch_out, keys, values, &count, &opts);
+		if (err && errno != ENOENT) {
+			err = -errno;
+			if (!in && (err == -EINVAL || err == -EOPNOTSUPP || err == -ENOTSUP))
+				err = walk_by_key(fd, family, key_size, fn, arg);
+			break;
+		}
+		for (uint32_t i = 0; i < count; i++) {
+			memcpy(&key, keys + i * key_size, key_size);
+			memcpy(&value, values + i * value_size, value_size);
+			if (fn(family, &key, &value, arg)) {
+				err = 0;
+				goto out;
+			}
+		}
+		if (err) { /* ENOENT: that was the last batch */
+			err = 0;
+			break;
+		}
+		batch_in = batch_out;
+		in = &batch_in;
+	}
+out:
+	free(keys);
+	free(values);
+	return err;
+}
+
+struct delete_ctx {
+	const struct fp_instance *inst;
+	bool all;
+	uint32_t ifindex; /* unless all */
+	uint32_t deleted;
+};
+
+static int delete_matching(int family, const union fp_flow_key *key,
+			   const union fp_flow_value *value, void *arg)
+{
+	struct delete_ctx *dc = arg;
+	uint32_t ingress = family == AF_INET ? key->v4.ifindex : key->v6.ifindex;
+	const struct fp_flow_meta *meta = family == AF_INET ? &value->v4.meta : &value->v6.meta;
+
+	if (!dc->all && ingress != dc->ifindex && !(meta->nh_gen && meta->oif == dc->ifindex))
+		return 0;
+	if (fp_flow_delete(dc->inst, family, key) == 0)
+		dc->deleted++;
+	return 0;
+}
+
+static uint32_t delete_where(struct delete_ctx *dc)
+{
+	fp_flows_walk(dc->inst, AF_INET, delete_matching, dc);
+	fp_flows_walk(dc->inst, AF_INET6, delete_matching, dc);
+	return dc->deleted;
+}
+
+uint32_t fp_flows_delete_ifindex(const struct fp_instance *inst, uint32_t ifindex)
+{
+	struct delete_ctx dc = {.inst = inst, .ifindex = ifindex};
+
+	return delete_where(&dc);
+}
+
+uint32_t fp_flows_delete_all(const struct fp_instance *inst)
+{
+	struct delete_ctx dc = {.inst = inst, .all = true};
+
+	return delete_where(&dc);
+}
+
+static int count_one(int family, const union fp_flow_key *key, const union fp_flow_value *value,
+		     void *arg)
+{
+	(void)family;
+	(void)key;
+	(void)value;
+	(*(uint32_t *)arg)++;
+	return 0;
+}
+
+int fp_flows_count(const struct fp_instance *inst, uint32_t *v4, uint32_t *v6)
+{
+	*v4 = *v6 = 0;
+	fp_flows_walk(inst, AF_INET, count_one, v4);
+	fp_flows_walk(inst, AF_INET6, count_one, v6);
+	return 0;
+}

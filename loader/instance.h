@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* The pinned program and maps of one pin directory (instance.c). */
+#ifndef FP_INSTANCE_H
+#define FP_INSTANCE_H
+
+#include "common.h"
+
+struct xdp_fastpath;
+
+/* Checks root and a BPF filesystem at pin_dir's parent (mounting one if may_mount). */
+int fp_check_environment(const char *pin_dir, bool may_mount);
+int fp_instance_open(struct fp_instance *inst, const char *pin_dir);
+/* What a read-only command (status, stats, flows, flush) does first: 0 or its exit code. */
+int fp_command_open(const char *cmd, int argc, const struct fp_options *opt,
+		    struct fp_instance *inst);
+/* The embedded datapath, opened for a kernel with these FP_KERNEL_* features; not loaded. */
+struct xdp_fastpath *fp_datapath_open(uint32_t kernel);
+int fp_instance_create(struct fp_instance *inst, const struct fp_options *opt);
+void fp_instance_close(struct fp_instance *inst);
+void fp_instance_unpin(const char *pin_dir);
+int fp_instance_lock(const struct fp_instance *inst);
+void fp_instance_unlock(void);
+void fp_link_pin_path(const struct fp_instance *inst, int ifindex, char *buf, size_t len);
+/* The pid and lock files' paths under /run/xdp-fastpath; either may be NULL. */
+void fp_run_paths(const struct fp_instance *inst, char *pid, char *lock, size_t len);
+int fp_read_config(const struct fp_instance *inst, struct fp_config *cfg);
+int fp_write_config(const struct fp_instance *inst, const struct fp_config *cfg);
+int fp_read_stats(const struct fp_instance *inst, uint64_t stats[FP_STAT_MAX]);
+int fp_tx_ports(const struct fp_instance *inst, uint32_t *ifindexes, int max);
+bool fp_tx_port_attached(const struct fp_instance *inst, uint32_t ifindex); /* in the devmap */
+
+#endif

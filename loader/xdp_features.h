@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Whether a device takes redirected XDP frames (xdp_features.c). */
+#ifndef FP_XDP_FEATURES_H
+#define FP_XDP_FEATURES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define FP_XDP_ACT_NDO_XMIT 4 /* NETDEV_XDP_ACT_NDO_XMIT: takes redirected frames */
+
+/* The device's NETDEV_XDP_ACT_* flags; -EOPNOTSUPP when the kernel cannot say (< 6.3). */
+int fp_xdp_features(int ifindex, uint64_t *features);
+/*
+ * Whether ifindex takes frames redirected to it by native XDP: 1, or 0 and why not in why
+ * (if it is a veth; may be NULL), -EOPNOTSUPP when the kernel cannot say (before 6.3, for
+ * another device or a veth whose peer is not found), or another -errno.
+ */
+int fp_takes_redirects(int ifindex, char *why, size_t len);
+
+#endif
