@@ -45,12 +45,14 @@ int main(int argc, char **argv)
 	libbpf_set_print(libbpf_print);
 
 	if (first >= argc) {
-		fputs(fp_usage_text, stderr);
+		fp_usage(stderr);
 		return 2;
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[first], commands[i].name))
-			return commands[i].fn(argc - first - 1, argv + first + 1, &opt);
+			return fp_options_check(&opt, argv[first]) == FP_PARSE_ERROR
+				       ? 2
+				       : commands[i].fn(argc - first - 1, argv + first + 1, &opt);
 	fp_err("unknown command '%s' (see 'xdp-fastpath --help')", argv[first]);
 	return 2;
 }

@@ -31,6 +31,7 @@ struct fp_options {
 	bool allow_shaping;	/* --allow-shaping: attach to interfaces with a shaping qdisc */
 	bool steer;		/* --steer: spread packets over CPUs by flow (steer.c) */
 	const char *steer_cpus; /* --steer=LIST: over these CPUs only; NULL: all online */
+	uint32_t scoped_given;	/* which of the options only some commands take were given */
 };
 
 /* An open instance: the pinned program and maps of one pin directory. */

@@ -41,9 +41,10 @@
 #include "ctnetlink.h"
 #include "qdisc.h"
 #include "flowmap.h"
+#include "options.h"
 #include "route_watch.h"
 
-#define EVENT_RCVBUF_MAX (128 << 20)
+#define EVENT_RCVBUF_MAX (FP_MAX_EVENT_BUFFER_MIB << 20)
 #define DUMP_RCVBUF	 (4 << 20)
 #define RECV_BUF_SIZE	 (MNL_SOCKET_BUFFER_SIZE * 16)
 #define REFRESH_MAX_S	 60   /* refresh an active entry at least this often */

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,45 +14,56 @@
 #include "common.h"
 #include "options.h"
 
-const char fp_usage_text[] =
-	"Usage: xdp-fastpath [OPTIONS] COMMAND [ARGS]\n"
-	"\n"
-	"XDP flow offload for Linux routers: packets of connections the firewall accepted\n"
-	"are NATed and forwarded by XDP; everything else takes the kernel path as before.\n"
-	"\n"
-	"Commands:\n"
-	"  attach IFACE...   load, pin and attach to each interface, start the sync daemon\n"
-	"  detach [IFACE...] detach from the interfaces; with none (or the last), stop the\n"
-	"                    daemon and remove everything\n"
-	"  status            interfaces, daemon, heartbeat, flows, counters\n"
-	"  stats             per-reason packet counters of the datapath\n"
-	"  flows             the offloaded flows, one line per direction\n"
-	"  flush             remove every offloaded flow; the daemon offloads again from "
-	"conntrack\n"
-	"\n"
-	"Options:\n"
-	"  -m, --mode MODE      attach mode: native, generic or auto (default auto)\n"
-	"  -n, --flows N        flow table size per family, at first attach (default 65536)\n"
-	"  -l, --lease S        heartbeat lease in seconds: with the daemon silent that long,\n"
-	"                       all traffic goes to the kernel; 0 disables (default 5)\n"
-	"      --scan-ms MS     daemon scan interval (default 1000)\n"
-	"      --skip-mark M[/MASK]  never offload connections whose mark matches\n"
-	"  -f, --foreground     run the daemon in the foreground (procd, systemd)\n"
-	"      --log-file FILE  background daemon log (default syslog)\n"
-	"      --event-buffer B conntrack event socket buffer in bytes (default 4 MiB); it\n"
-	"                       doubles after every overrun, up to 128 MiB\n"
-	"      --allow-shaping  attach even where a shaping qdisc (htb, tbf, hfsc, cake,\n"
-	"                       ingress) is: offloaded flows bypass it\n"
-	"      --steer[=CPUS]   spread the fastpath's work by flow over all CPUs, or those\n"
-	"                       listed (e.g. 1-3), with a cpumap: for NICs with fewer\n"
-	"                       receive queues than cores\n"
-	"  -p, --pin-dir DIR    pin directory (default " FP_DEFAULT_PIN_ROOT
-	", or $XDP_FASTPATH_PIN_DIR)\n"
-	"  -j, --json           machine-readable output\n"
-	"  -w, --watch          stats: print every second, with rates\n"
-	"  -v, --verbose        more log output (twice: debug)\n"
-	"  -V, --version        print the version\n"
-	"  -h, --help           this text\n";
+void fp_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: xdp-fastpath [OPTIONS] COMMAND [ARGS]\n"
+		"\n"
+		"XDP flow offload for Linux routers: packets of connections the firewall accepted\n"
+		"are NATed and forwarded by XDP; everything else takes the kernel path as before.\n"
+		"\n"
+		"Commands:\n"
+		"  attach IFACE...   load, pin and attach to each interface, start the sync "
+		"daemon\n"
+		"  detach [IFACE...] detach from the interfaces; with none (or the last), stop "
+		"the\n"
+		"                    daemon and remove everything\n"
+		"  status            interfaces, daemon, heartbeat, flows, counters\n"
+		"  stats             per-reason packet counters of the datapath\n"
+		"  flows             the offloaded flows, one line per direction\n"
+		"  flush             remove every offloaded flow; the daemon offloads again\n"
+		"\n"
+		"Options of attach:\n"
+		"  -m, --mode MODE      native, generic or auto (default auto)\n"
+		"  -n, --flows N        flow table size per family, at first attach (default %u)\n"
+		"  -l, --lease S        heartbeat lease in seconds: with the daemon silent that\n"
+		"                       long, all traffic goes to the kernel; 0 disables (default "
+		"%u)\n"
+		"      --scan-ms MS     daemon scan interval (default %u)\n"
+		"      --skip-mark M[/MASK]  never offload connections whose mark matches\n"
+		"  -f, --foreground     run the daemon in the foreground (procd, systemd)\n"
+		"      --log-file FILE  background daemon log (default syslog)\n"
+		"      --event-buffer B conntrack event socket buffer in bytes (default %u MiB);\n"
+		"                       it doubles after every overrun, up to %u MiB\n"
+		"      --allow-shaping  attach even where a shaping qdisc (htb, tbf, hfsc, cake,\n"
+		"                       ingress) is: offloaded flows bypass it\n"
+		"      --steer[=CPUS]   spread the fastpath's work by flow over all CPUs, or "
+		"those\n"
+		"                       listed (e.g. 1-3), with a cpumap: for NICs with fewer\n"
+		"                       receive queues than cores\n"
+		"Options of status, stats and flows:\n"
+		"  -j, --json           machine-readable output\n"
+		"Options of stats:\n"
+		"  -w, --watch          print every second, with rates\n"
+		"Options of every command:\n"
+		"  -p, --pin-dir DIR    pin directory (default $XDP_FASTPATH_PIN_DIR, or\n"
+		"                       %s)\n"
+		"  -v, --verbose        more log output (twice: debug)\n"
+		"  -V, --version        print the version\n"
+		"  -h, --help           this text\n",
+		FP_DEFAULT_FLOWS, FP_DEFAULT_LEASE_S, FP_DEFAULT_SCAN_MS,
+		FP_DEFAULT_EVENT_BUFFER_MIB, FP_MAX_EVENT_BUFFER_MIB, FP_DEFAULT_PIN_ROOT);
+}
 
 /* A whole number in [min, max], or an error naming the option. */
 static int parse_u32(const char *opt, const char *arg, uint32_t min, uint32_t max, uint32_t *out)
@@ -85,6 +97,53 @@ static int parse_mark(const char *arg, struct fp_options *o)
 	return 0;
 }
 
+/* The options that only some commands take; every other option applies to all. */
+static const struct {
+	int val;	      /* getopt's */
+	const char *name;     /* the long option */
+	const char *commands; /* space-separated */
+} scoped_options[] = {
+	{'m', "mode", "attach"},
+	{'n', "flows", "attach"},
+	{'l', "lease", "attach"},
+	{'S', "scan-ms", "attach"},
+	{'K', "skip-mark", "attach"},
+	{'f', "foreground", "attach"},
+	{'L', "log-file", "attach"},
+	{'E', "event-buffer", "attach"},
+	{'A', "allow-shaping", "attach"},
+	{'C', "steer", "attach"},
+	{'j', "json", "status stats flows"},
+	{'w', "watch", "stats"},
+};
+
+/* Whether the space-separated list commands names command. */
+static bool takes(const char *commands, const char *command)
+{
+	size_t len = strlen(command);
+
+	for (const char *p = commands; *p; p += strspn(p, " ")) {
+		size_t word = strcspn(p, " ");
+
+		if (word == len && !strncmp(p, command, len))
+			return true;
+		p += word;
+	}
+	return false;
+}
+
+int fp_options_check(const struct fp_options *opt, const char *command)
+{
+	for (size_t i = 0; i < sizeof(scoped_options) / sizeof(scoped_options[0]); i++) {
+		if (!(opt->scoped_given & (1u << i)) || takes(scoped_options[i].commands, command))
+			continue;
+		fp_err("--%s does not apply to %s (only to: %s)", scoped_options[i].name, command,
+		       scoped_options[i].commands);
+		return FP_PARSE_ERROR;
+	}
+	return 0;
+}
+
 int fp_options_parse(int argc, char **argv, struct fp_options *opt)
 {
 	static const struct option long_opts[] = {
@@ -112,13 +171,16 @@ int fp_options_parse(int argc, char **argv, struct fp_options *opt)
 		.pin_dir = getenv("XDP_FASTPATH_PIN_DIR") ? getenv("XDP_FASTPATH_PIN_DIR")
 							  : FP_DEFAULT_PIN_ROOT,
 		.flows = FP_DEFAULT_FLOWS,
-		.lease_s = 5,
-		.scan_ms = 1000,
-		.event_buffer = 4 << 20,
+		.lease_s = FP_DEFAULT_LEASE_S,
+		.scan_ms = FP_DEFAULT_SCAN_MS,
+		.event_buffer = FP_DEFAULT_EVENT_BUFFER_MIB << 20,
 	};
 	optind = 0; /* glibc: a full reinitialisation, so it may be called again */
 
 	while ((c = getopt_long(argc, argv, "m:n:l:fp:jwvVh", long_opts, NULL)) != -1) {
+		for (size_t i = 0; i < sizeof(scoped_options) / sizeof(scoped_options[0]); i++)
+			if (scoped_options[i].val == c)
+				opt->scoped_given |= 1u << i;
 		switch (c) {
 		case 'm':
 			if (!strcmp(optarg, "native")) {
@@ -171,7 +233,7 @@ int fp_options_parse(int argc, char **argv, struct fp_options *opt)
 			opt->log_file = optarg;
 			break;
 		case 'E':
-			if (parse_u32("--event-buffer", optarg, 4096, 128 << 20,
+			if (parse_u32("--event-buffer", optarg, 4096, FP_MAX_EVENT_BUFFER_MIB << 20,
 				      &opt->event_buffer))
 				return FP_PARSE_ERROR;
 			break;
@@ -196,18 +258,12 @@ int fp_options_parse(int argc, char **argv, struct fp_options *opt)
 			printf("xdp-fastpath %s\n", FP_VERSION);
 			return FP_PARSE_EXIT;
 		case 'h':
-			fputs(fp_usage_text, stdout);
+			fp_usage(stdout);
 			return FP_PARSE_EXIT;
 		default:
 			fprintf(stderr, "Try 'xdp-fastpath --help'.\n");
 			return FP_PARSE_ERROR;
 		}
-	}
-	if (opt->lease_s && (uint64_t)opt->lease_s * 1000 < 2ull * opt->scan_ms) {
-		fp_err("--lease %u s is shorter than two scans (--scan-ms %u): the fastpath would "
-		       "keep switching off",
-		       opt->lease_s, opt->scan_ms);
-		return FP_PARSE_ERROR;
 	}
 	if (opt->lease_s && (uint64_t)opt->lease_s * 1000 < 2ull * opt->scan_ms) {
 		fp_err("--lease %u s is shorter than two scans (--scan-ms %u): the fastpath would "

@@ -44,6 +44,11 @@ check "no BPF filesystem" expect_error 1 "not on a BPF filesystem" \
 check "invalid --flows" expect_error 2 "invalid value for --flows" fastpath attach r0 --flows 0x
 check "invalid --flows (zero)" expect_error 2 "invalid value for --flows" fastpath attach r0 --flows 0
 check "invalid --mode" expect_error 2 "invalid value for --mode" fastpath attach r0 --mode fast
+check "an option of another command" expect_error 2 "--watch does not apply to attach" \
+	fastpath attach r0 --watch
+check "... changes nothing" no_state
+check "a daemon option given to status" expect_error 2 "--lease does not apply to status" \
+	fastpath status --lease 9
 check "invalid --lease" expect_error 2 "invalid value for --lease" fastpath attach r0 --lease -1
 check "invalid --skip-mark" expect_error 2 "invalid value for --skip-mark" fastpath attach r0 --skip-mark 0x10/x
 check "invalid --event-buffer" expect_error 2 "invalid value for --event-buffer" fastpath attach r0 --event-buffer 10

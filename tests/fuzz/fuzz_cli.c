@@ -52,6 +52,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			fuzz_fail("event buffer %u", opt.event_buffer);
 		if (!opt.pin_dir || opt.pin_dir[0] != '/')
 			fuzz_fail("pin dir '%s'", opt.pin_dir ? opt.pin_dir : "(null)");
+		/* Whatever the command's name, the check says yes or gives an error. */
+		if (first < argc && fp_options_check(&opt, argv[first]) != 0 &&
+		    fp_options_check(&opt, argv[first]) != FP_PARSE_ERROR)
+			fuzz_fail("check returned neither 0 nor an error");
 	} else if (first != FP_PARSE_EXIT && first != FP_PARSE_ERROR) {
 		fuzz_fail("parse returned %d", first);
 	}
