@@ -74,11 +74,24 @@ check "... status counts the change and the fenced connections" \
 kill "$long" 2>/dev/null
 wait "$long" 2>/dev/null
 
-# 3. Connections that start after the change are offloaded as before.
+# 3. Connections that start after the change are offloaded as before. How many datagrams
+# the kernel forwards before the daemon offloads one depends on the machine (an emulated
+# guest is slow, this one fast): the share is of the 2000 packets after it was offloaded.
 tb_udp_server 6002
+ip netns exec "$TB_CLI" "$FP_UDP" client 198.19.2.2 6002 1000000 >/dev/null &
+new=$!
+TB_PIDS+=("$new")
+new_offloaded() {
+	[ "$(fastpath flows --json | jq '[.[] | select(.dst | endswith(":6002"))] | length')" = 1 ]
+}
+check "a new conversation after the change is offloaded" tb_wait 5 new_offloaded
 tb_share_start
-check "a new conversation after the change echoes intact" cli "$FP_UDP" client 198.19.2.2 6002 2000
-check "... and the fastpath carried >= 90% of it" tb_share_at_least 90
+fwd3=$(tb_stat forwarded)
+carried_2000() { [ "$(tb_stat forwarded)" -ge $((fwd3 + 2000)) ]; }
+tb_wait 20 carried_2000
+check "... and from then on the fastpath carries it (>= 95%)" tb_share_at_least 95
+kill "$new"
+wait "$new" 2>/dev/null
 fastpath flush >/dev/null
 only_6002() { [ "$(tb_flow_entries)" = 2 ] &&
 	[ "$(fastpath flows --json | jq '[.[] | select(.dst | endswith(":6002"))] | length')" = 1 ]; }

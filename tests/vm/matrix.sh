@@ -43,19 +43,10 @@ for k in $kernels; do
 	tests/vm/run.sh "$k" build/fp-test 2>&1 | tee "$log" | grep --line-buffered -vE '^ok|^\[ '
 	count "fp-test on $k"
 done
-# Known to fail in the 5.10 guest, not yet understood: after a firewall change, a new UDP
-# conversation is offloaded late (25-70% of its packets through the kernel; the 6.1 guest
-# and this machine offload it at once), and the fence itself sometimes takes over a second.
-known_failing_5_10=test_firewall_boundary.sh
 for k in $e2e_kernels; do
-	tests=$e2e_tests
-	if [ "$k" = 5.10 ] && [ -z "${VM_E2E_TESTS:-}" ]; then
-		tests=$(tr ' \t' '\n\n' <<<"$e2e_tests" | grep -vx "$known_failing_5_10" | tr '\n' ' ')
-		echo "skip - e2e $known_failing_5_10 on 5.10 (known to fail, see tests/vm/matrix.sh)"
-	fi
 	echo "== end-to-end core on Linux $k (qemu)"
 	# shellcheck disable=SC2086 # a list of test names
-	tests/vm/run.sh "$k" tests/e2e/run.sh $tests 2>&1 | tee "$log" | grep --line-buffered -v '^\[ '
+	tests/vm/run.sh "$k" tests/e2e/run.sh $e2e_tests 2>&1 | tee "$log" | grep --line-buffered -v '^\[ '
 	count "e2e on $k"
 done
 echo "kernels: $passed passed, $failed failed"
