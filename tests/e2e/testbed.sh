@@ -264,8 +264,12 @@ tb_wait() { # SECONDS COMMAND...
 	local deadline
 	deadline=$(awk -v now="$EPOCHREALTIME" -v s="$1" 'BEGIN { printf "%.6f", now + s }')
 	shift
-	until "$@"; do
-		awk -v now="$EPOCHREALTIME" -v d="$deadline" 'BEGIN { exit !(now >= d) }' && return 1
+	until TB_QUIET=1 "$@"; do
+		# Out of time: one last try, which says what it got.
+		awk -v now="$EPOCHREALTIME" -v d="$deadline" 'BEGIN { exit !(now >= d) }' && {
+			"$@"
+			return
+		}
 		sleep 0.1
 	done
 }
@@ -289,5 +293,6 @@ tb_share_at_least() { # PERCENT
 	tb_log "  (at least $want%)"
 	ge "$(tb_share_percent)" "$want"
 }
-ge() { [ "$1" -ge "$2" ]; }
-eq() { [ "$1" = "$2" ]; }
+# Comparisons for check: a failed one says what it got (quiet while tb_wait polls).
+ge() { [ "$1" -ge "$2" ] || { [ -n "${TB_QUIET:-}" ] || tb_log "    got $1, want >= $2"; return 1; }; }
+eq() { [ "$1" = "$2" ] || { [ -n "${TB_QUIET:-}" ] || tb_log "    got '$1', want '$2'"; return 1; }; }
