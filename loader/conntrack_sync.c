@@ -427,7 +427,8 @@ static void mark_old_generation(struct fp_conn *c, void *arg)
 		c->doomed = 1;
 }
 
-static void reap_cb(struct fp_conn *c, void *arg)
+/* conntable_reap's callback for each doomed record: its flows leave the maps. */
+static void withdraw_doomed(struct fp_conn *c, void *arg)
 {
 	conn_unoffload(arg, c);
 }
@@ -469,7 +470,7 @@ int ctsync_resync(struct fp_ctsync *cs)
 
 	cs->first_dump = false;
 	conntable_walk(&cs->table, mark_old_generation, cs);
-	conntable_reap(&cs->table, reap_cb, cs);
+	conntable_reap(&cs->table, withdraw_doomed, cs);
 	count_offloaded(cs);
 	return 0;
 }
@@ -648,7 +649,7 @@ void ctsync_scan(struct fp_ctsync *cs, uint64_t now_ns)
 	fp_flows_walk(cs->inst, AF_INET6, scan_flow, &sc);
 	sc.now = fp_now_ns(); /* after the walk: no last-seen time read in it is later */
 	conntable_walk(&cs->table, scan_conn, &sc);
-	conntable_reap(&cs->table, reap_cb, cs);
+	conntable_reap(&cs->table, withdraw_doomed, cs);
 	resync_if_needed(cs);
 	count_offloaded(cs);
 }
@@ -664,7 +665,7 @@ static void doom_ifindex(struct fp_conn *c, void *arg)
 void ctsync_drop_ifindex(struct fp_ctsync *cs, uint32_t ifindex)
 {
 	conntable_walk(&cs->table, doom_ifindex, &ifindex);
-	conntable_reap(&cs->table, reap_cb, cs);
+	conntable_reap(&cs->table, withdraw_doomed, cs);
 	fp_flows_delete_ifindex(cs->inst, ifindex);
 	count_offloaded(cs);
 }
@@ -706,13 +707,13 @@ static void doom_offloaded(struct fp_conn *c, void *arg)
 void ctsync_drop_offloaded(struct fp_ctsync *cs)
 {
 	conntable_walk(&cs->table, doom_offloaded, NULL);
-	conntable_reap(&cs->table, reap_cb, cs);
+	conntable_reap(&cs->table, withdraw_doomed, cs);
 	count_offloaded(cs);
 }
 
 void ctsync_drop_all(struct fp_ctsync *cs)
 {
 	conntable_walk(&cs->table, doom_all, NULL);
-	conntable_reap(&cs->table, reap_cb, cs);
+	conntable_reap(&cs->table, withdraw_doomed, cs);
 	count_offloaded(cs);
 }

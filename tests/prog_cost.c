@@ -64,7 +64,7 @@ static double measure(const uint8_t *frame, size_t len, uint32_t repeat, uint32_
 	return (double)total_ns / ((double)CALLS * repeat);
 }
 
-void bench_prog(void)
+void prog_cost(void)
 {
 	static uint8_t frame[PKT_MAX];
 	/* TTL 255: room for the repeated runs; 18 bytes of payload: a 64-byte frame */

@@ -500,7 +500,7 @@ static void check_frame(unsigned long iter, const uint8_t *in, size_t in_len, in
 		install_flows();
 }
 
-void test_fuzz(unsigned long iterations, unsigned int seed)
+void test_differential(unsigned long iterations, unsigned int seed)
 {
 	static uint8_t frame[PKT_MAX];
 	unsigned long outcome[FP_STAT_MAX] = {0};

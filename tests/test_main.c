@@ -2,7 +2,7 @@
 /*
  * fp-test: the datapath tests. Needs root; runs in a network namespace of its own.
  *   fp-test                 every suite
- *   fp-test --suite NAME    datapath | fuzz | attach | conntable | topology | veth
+ *   fp-test --suite NAME    datapath | differential | attach | conntable | topology | veth
  *   fp-test --bench         per-packet cost of the fast case (BPF_PROG_TEST_RUN repeat)
  * FP_FUZZ_ITERATIONS and FP_FUZZ_SEED tune the randomized test.
  */
@@ -28,9 +28,9 @@ int main(int argc, char **argv)
 	else if (argc == 2 && !strcmp(argv[1], "--bench"))
 		suite = "bench";
 	else if (argc != 1) {
-		fprintf(stderr,
-			"usage: fp-test [--suite datapath|fuzz|attach|conntable|topology|veth] "
-			"[--bench]\n");
+		fprintf(stderr, "usage: fp-test [--suite "
+				"datapath|differential|attach|conntable|topology|veth] "
+				"[--bench]\n");
 		return 2;
 	}
 	if (geteuid() != 0) {
@@ -47,14 +47,14 @@ int main(int argc, char **argv)
 		seed = strtoul(env, NULL, 0);
 
 	if (suite && !strcmp(suite, "bench")) {
-		bench_prog();
+		prog_cost();
 		fx_teardown();
 		return 0;
 	}
 	if (!suite || !strcmp(suite, "datapath"))
 		test_datapath();
-	if (!suite || !strcmp(suite, "fuzz"))
-		test_fuzz(iterations, seed);
+	if (!suite || !strcmp(suite, "differential"))
+		test_differential(iterations, seed);
 	if (!suite || !strcmp(suite, "attach"))
 		test_attach();
 	if (!suite || !strcmp(suite, "conntable"))

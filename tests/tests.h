@@ -4,11 +4,11 @@
 #define FP_TESTS_H
 
 void test_datapath(void);
-void test_fuzz(unsigned long iterations, unsigned int seed);
+void test_differential(unsigned long iterations, unsigned int seed);
 void test_attach(void);
 void test_conntable(void);
 void test_topology(void);
 void test_veth_peer(void);
-void bench_prog(void);
+void prog_cost(void);
 
 #endif

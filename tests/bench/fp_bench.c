@@ -40,6 +40,7 @@
 #include <linux/netfilter/nfnetlink_conntrack.h>
 #include <libnetfilter_conntrack/libnetfilter_conntrack.h>
 
+#include "../ctmsg.h"
 #include "bench.h"
 #include "xdp_fastpath.h"
 #include "bench.skel.h"
@@ -190,7 +191,7 @@ static int ct_burst(char **argv, const char *pin_dir)
 	__u64 offloaded0 = 0;
 
 	if (pin_dir) {
-		snprintf(path, sizeof(path), "%s/fp_daemon", pin_dir);
+		snprintf(path, sizeof(path), "%s/" FP_MAP_DAEMON, pin_dir);
 		daemon_fd = bpf_obj_get(path);
 		if (daemon_fd < 0)
 			return die(path);
@@ -210,7 +211,7 @@ static int ct_burst(char **argv, const char *pin_dir)
 		__u32 zero = 0;
 
 		if (bpf_map_lookup_elem(daemon_fd, &zero, &st))
-			return die("fp_daemon");
+			return die(FP_MAP_DAEMON);
 		offloaded0 = st.offloaded;
 	}
 	start = now_s();
@@ -218,39 +219,30 @@ static int ct_burst(char **argv, const char *pin_dir)
 		size_t len = 0;
 
 		for (int b = 0; b < BURST_BATCH && created < n; b++, created++) {
-			/* 60000 source ports per source address and server port: the reply
-			 * tuples (server -> NATADDR:sport) must differ too */
-			uint16_t sport = htons(1024 + created % 60000);
-			uint32_t src = htonl(saddr + created / 60000);
-			uint16_t dport = htons(ntohs(dport_base) + created / 60000);
-			struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf + len);
-			struct nfgenmsg *nfg;
-			struct nf_conntrack *ct = nfct_new();
+			/* BENCH_PORTS_PER_DPORT source ports per source address and server
+			 * port: the reply tuples (server -> NATADDR:sport) must differ too */
+			uint16_t sport = BENCH_SPORT_BASE + created % BENCH_PORTS_PER_DPORT;
+			uint32_t src = htonl(saddr + created / BENCH_PORTS_PER_DPORT);
+			struct ct_msg m = {
+				.family = AF_INET,
+				.proto = IPPROTO_UDP,
+				.src = &src,
+				.dst = &daddr,
+				.reply_dst = &nat,
+				.sport = sport,
+				.dport = ntohs(dport_base) + created / BENCH_PORTS_PER_DPORT,
+				.reply_dport = sport,
+				.status = IPS_SEEN_REPLY | IPS_ASSURED,
+				.timeout = 600,
+				.tcp_state = -1,
+			};
+			size_t msg_len =
+				ct_msg_put(buf + len, IPCTNL_MSG_CT_NEW,
+					   NLM_F_REQUEST | NLM_F_CREATE | NLM_F_EXCL, created, &m);
 
-			nlh->nlmsg_type = (NFNL_SUBSYS_CTNETLINK << 8) | IPCTNL_MSG_CT_NEW;
-			nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_CREATE | NLM_F_EXCL;
-			nlh->nlmsg_seq = created;
-			nfg = mnl_nlmsg_put_extra_header(nlh, sizeof(*nfg));
-			nfg->nfgen_family = AF_INET;
-			nfg->version = NFNETLINK_V0;
-			nfct_set_attr_u8(ct, ATTR_ORIG_L3PROTO, AF_INET);
-			nfct_set_attr_u8(ct, ATTR_ORIG_L4PROTO, IPPROTO_UDP);
-			nfct_set_attr_u8(ct, ATTR_REPL_L3PROTO, AF_INET);
-			nfct_set_attr_u8(ct, ATTR_REPL_L4PROTO, IPPROTO_UDP);
-			nfct_set_attr_u32(ct, ATTR_ORIG_IPV4_SRC, src);
-			nfct_set_attr_u32(ct, ATTR_ORIG_IPV4_DST, daddr);
-			nfct_set_attr_u16(ct, ATTR_ORIG_PORT_SRC, sport);
-			nfct_set_attr_u16(ct, ATTR_ORIG_PORT_DST, dport);
-			nfct_set_attr_u32(ct, ATTR_REPL_IPV4_SRC, daddr);
-			nfct_set_attr_u32(ct, ATTR_REPL_IPV4_DST, nat);
-			nfct_set_attr_u16(ct, ATTR_REPL_PORT_SRC, dport);
-			nfct_set_attr_u16(ct, ATTR_REPL_PORT_DST, sport);
-			nfct_set_attr_u32(ct, ATTR_STATUS, IPS_SEEN_REPLY | IPS_ASSURED);
-			nfct_set_attr_u32(ct, ATTR_TIMEOUT, 600);
-			if (nfct_nlmsg_build(nlh, ct) < 0)
-				return die("nfct_nlmsg_build");
-			nfct_destroy(ct);
-			len += nlh->nlmsg_len;
+			if (!msg_len)
+				return die("a conntrack message");
+			len += msg_len;
 		}
 		if (mnl_socket_sendto(nl, buf, len) < 0)
 			return die("sendto");
@@ -267,7 +259,7 @@ static int ct_burst(char **argv, const char *pin_dir)
 
 		while (now_s() - start < 120) {
 			if (bpf_map_lookup_elem(daemon_fd, &zero, &st))
-				return die("fp_daemon");
+				return die(FP_MAP_DAEMON);
 			if (st.offloaded >= offloaded0 + n - failed)
 				break;
 			usleep(1000);

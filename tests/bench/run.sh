@@ -38,6 +38,8 @@ UDP=$TB_ROOT/build/fp-udp
 BPIN=/sys/fs/bpf/fpbench-$TB
 RAW=$OUT/raw.csv
 bench_in() { local ns=$1; shift; nsenter --net=/run/netns/"$ns" "$BENCH" "$@"; }
+# Source ports per server port of the generated flows: the one constant of bench.h.
+PORTS_PER_DPORT=$(awk '$2 == "BENCH_PORTS_PER_DPORT" { print $3 }' tests/bench/bench.h)
 mac_of() { ip -n "$1" -o link show "$2" | sed 's/.*link\/ether \([0-9a-f:]*\).*/\1/'; }
 log() { printf '[bench] %s\n' "$*" >&2; }
 
@@ -67,7 +69,7 @@ bench_in "$TB_CLI" sink "$BPIN" c0
 # The generator's XDP_TX lands in r0 and replies in r1: without XDP there, NAPI needs GRO.
 napi_back() { for i in r0 r1; do rtr ethtool -K $i gro off >/dev/null; rtr ethtool -K $i gro on >/dev/null; done; }
 napi_back
-for ((p = 0; p <= max_flows / 60000; p++)); do
+for ((p = 0; p <= max_flows / PORTS_PER_DPORT; p++)); do
 	srv "$UDP" server $((10000 + p)) >/dev/null &
 	TB_PIDS+=($!)
 done
@@ -198,7 +200,7 @@ if [ -n "$FLOWS" ]; then
 ev_n=$(for n in $FLOWS; do echo "$n"; done | sort -n | tail -1)
 [ "$ev_n" -gt 65536 ] && ev_n=65536
 # New flows to other ports (masquerade needs a port space of their own), with their echo servers.
-for ((p = 0; p <= ev_n / 60000; p++)); do
+for ((p = 0; p <= ev_n / PORTS_PER_DPORT; p++)); do
 	srv "$UDP" server $((20000 + p)) >/dev/null &
 	TB_PIDS+=($!)
 done

@@ -20,6 +20,8 @@
 #include <libnetfilter_conntrack/libnetfilter_conntrack.h>
 #include <libnetfilter_conntrack/libnetfilter_conntrack_tcp.h>
 
+#include "../ctmsg.h"
+
 static char stream[1 << 16];
 static size_t stream_len;
 
@@ -41,49 +43,34 @@ static void put_seed(const char *dir, const char *name)
 static void put_ct(int msg_type, uint16_t flags, int family, int proto, uint32_t status,
 		   int tcp_state, uint16_t sport)
 {
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(stream + stream_len);
-	struct nfgenmsg *nfg;
-	struct nf_conntrack *ct = nfct_new();
+	uint32_t lan4 = inet_addr("198.18.1.2"), wan4 = inet_addr("198.19.2.2"),
+		 router4 = inet_addr("198.19.2.1");
+	struct in6_addr lan6, wan6;
+	struct ct_msg m = {
+		.family = family,
+		.proto = proto,
+		.sport = sport,
+		.dport = 5001,
+		.reply_dport = sport + 1000,
+		.status = status,
+		.timeout = 120,
+		.mark = sport & 0xff,
+		.tcp_state = tcp_state,
+	};
+	size_t len;
 
-	nlh->nlmsg_type = (NFNL_SUBSYS_CTNETLINK << 8) | msg_type;
-	nlh->nlmsg_flags = flags;
-	nfg = mnl_nlmsg_put_extra_header(nlh, sizeof(*nfg));
-	nfg->nfgen_family = family;
-	nfg->version = NFNETLINK_V0;
-	nfct_set_attr_u8(ct, ATTR_ORIG_L3PROTO, family);
-	nfct_set_attr_u8(ct, ATTR_ORIG_L4PROTO, proto);
-	nfct_set_attr_u8(ct, ATTR_REPL_L3PROTO, family);
-	nfct_set_attr_u8(ct, ATTR_REPL_L4PROTO, proto);
-	if (family == AF_INET) {
-		nfct_set_attr_u32(ct, ATTR_ORIG_IPV4_SRC, inet_addr("198.18.1.2"));
-		nfct_set_attr_u32(ct, ATTR_ORIG_IPV4_DST, inet_addr("198.19.2.2"));
-		nfct_set_attr_u32(ct, ATTR_REPL_IPV4_SRC, inet_addr("198.19.2.2"));
-		nfct_set_attr_u32(ct, ATTR_REPL_IPV4_DST, inet_addr("198.19.2.1"));
-	} else {
-		struct in6_addr lan, wan;
-
-		inet_pton(AF_INET6, "2001:2:0:1::2", &lan);
-		inet_pton(AF_INET6, "2001:2:0:2::2", &wan);
-		nfct_set_attr(ct, ATTR_ORIG_IPV6_SRC, &lan);
-		nfct_set_attr(ct, ATTR_ORIG_IPV6_DST, &wan);
-		nfct_set_attr(ct, ATTR_REPL_IPV6_SRC, &wan);
-		nfct_set_attr(ct, ATTR_REPL_IPV6_DST, &lan);
-	}
-	nfct_set_attr_u16(ct, ATTR_ORIG_PORT_SRC, htons(sport));
-	nfct_set_attr_u16(ct, ATTR_ORIG_PORT_DST, htons(5001));
-	nfct_set_attr_u16(ct, ATTR_REPL_PORT_SRC, htons(5001));
-	nfct_set_attr_u16(ct, ATTR_REPL_PORT_DST, htons(sport + 1000));
-	nfct_set_attr_u32(ct, ATTR_STATUS, status);
-	nfct_set_attr_u32(ct, ATTR_TIMEOUT, 120);
-	nfct_set_attr_u32(ct, ATTR_MARK, sport & 0xff);
-	if (proto == IPPROTO_TCP && tcp_state >= 0)
-		nfct_set_attr_u8(ct, ATTR_TCP_STATE, tcp_state);
-	if (nfct_nlmsg_build(nlh, ct) < 0) {
-		perror("nfct_nlmsg_build");
+	inet_pton(AF_INET6, "2001:2:0:1::2", &lan6);
+	inet_pton(AF_INET6, "2001:2:0:2::2", &wan6);
+	m.src = family == AF_INET ? (const void *)&lan4 : &lan6;
+	m.dst = family == AF_INET ? (const void *)&wan4 : &wan6;
+	/* IPv4 is masqueraded to the router; IPv6 is routed, the reply goes to the client */
+	m.reply_dst = family == AF_INET ? (const void *)&router4 : &lan6;
+	len = ct_msg_put(stream + stream_len, msg_type, flags, 0, &m);
+	if (!len) {
+		fprintf(stderr, "cannot build a conntrack message\n");
 		exit(1);
 	}
-	nfct_destroy(ct);
-	stream_len += nlh->nlmsg_len;
+	stream_len += len;
 }
 
 #define OFFLOADABLE (IPS_CONFIRMED | IPS_SEEN_REPLY | IPS_ASSURED | IPS_SRC_NAT)
