@@ -439,34 +439,19 @@ int ctsync_resync(struct fp_ctsync *cs)
 	/* AF_UNSPEC: IPv4 and IPv6 */
 	struct nlmsghdr *nlh = fp_ct_msg_start(buf, IPCTNL_MSG_CT_GET, NLM_F_REQUEST | NLM_F_DUMP,
 					       AF_UNSPEC, ++cs->dump_seq);
-	uint32_t seq = nlh->nlmsg_seq;
-	ssize_t n;
 	int err;
 
 	cs->first_dump = cs->dump_gen == 0;
 	cs->dump_gen++;
 	ctsync_read_ports(cs);
 	cs->resync_needed = false;
-	if (mnl_socket_sendto(cs->dump, nlh, nlh->nlmsg_len) < 0) {
-		fp_err("conntrack dump request failed: %s", strerror(errno));
-		return -errno;
+	/* Until NLMSG_DONE; a dump cut short must not reap what it did not get to. */
+	err = fp_nl_request(cs->dump, nlh, cs->buf, RECV_BUF_SIZE, ct_message_cb, cs);
+	if (err) {
+		fp_err("conntrack dump failed: %s", strerror(-err));
+		cs->resync_needed = true;
+		return err;
 	}
-	do {
-		n = mnl_socket_recvfrom(cs->dump, cs->buf, RECV_BUF_SIZE);
-		if (n < 0) {
-			err = -errno;
-			fp_err("conntrack dump failed: %s", strerror(errno));
-			cs->resync_needed = true;
-			return err;
-		}
-		if (!fp_nlmsg_stream_ok(cs->buf, n)) {
-			fp_err("conntrack dump: a malformed message");
-			cs->resync_needed = true;
-			return -EBADMSG;
-		}
-		err = mnl_cb_run(cs->buf, n, seq, mnl_socket_get_portid(cs->dump), ct_message_cb,
-				 cs);
-	} while (err == MNL_CB_OK);
 
 	cs->first_dump = false;
 	conntable_walk(&cs->table, mark_old_generation, cs);

@@ -96,31 +96,20 @@ static int route_lookup(struct fp_route *rt, int family, const uint32_t *addr, u
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
 	struct rtmsg *rtm;
-	uint32_t seq = ++rt->seq;
 	int oif = -1, err;
-	ssize_t n;
 
 	nlh->nlmsg_type = RTM_GETROUTE;
-	nlh->nlmsg_flags = NLM_F_REQUEST;
-	nlh->nlmsg_seq = seq;
+	nlh->nlmsg_seq = ++rt->seq;
 	rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
 	rtm->rtm_family = family;
 	rtm->rtm_dst_len = family == AF_INET ? 32 : 128;
 	mnl_attr_put(nlh, RTA_DST, family == AF_INET ? 4 : 16, addr);
 	if (mark)
 		mnl_attr_put_u32(nlh, RTA_MARK, mark);
-	if (mnl_socket_sendto(rt->lookup, nlh, nlh->nlmsg_len) < 0)
-		return -errno;
-	do {
-		n = mnl_socket_recvfrom(rt->lookup, rt->buf, RT_BUF_SIZE);
-		if (n < 0)
-			return -errno;
-		if (!fp_nlmsg_stream_ok(rt->buf, n))
-			return -EBADMSG;
-		err = mnl_cb_run(rt->buf, n, seq, mnl_socket_get_portid(rt->lookup), route_reply_cb,
-				 &oif);
-	} while (err == MNL_CB_OK && oif < 0);
-	return err < 0 ? fp_nl_error() : oif;
+	/* One answer: the route, or an error (no route). One without an output interface
+	 * (a blackhole, say) leaves oif at -1. */
+	err = fp_nl_ask(rt->lookup, nlh, rt->buf, RT_BUF_SIZE, route_reply_cb, &oif);
+	return err ? err : oif;
 }
 
 int route_oif(struct fp_route *rt, int family, const uint32_t *addr, uint32_t mark)

@@ -54,7 +54,7 @@ void test_conntable(void)
 	int dir, missing = 0;
 
 	tl_case_begin("conntable: both directions find the same record, across growth");
-	CHECK(conntable_init(&t) == 0, "init");
+	CHECK_EQ(conntable_init(&t), 0, "init");
 	for (int i = 0; i < N; i++) {
 		struct fp_tuple o = tuple(0xc6120102, 0xc6130202, 1024 + i, 443);
 		struct fp_tuple r = tuple(0xc6130202, 0xc6130201, 443, 30000 + i);

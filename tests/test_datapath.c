@@ -814,7 +814,7 @@ static void run_case(const struct dp_case *c)
 			bool fin_rst = c->in.proto == IPPROTO_TCP && (c->in.tcp_flags & 0x05) &&
 				       c->stat == FP_STAT_PASS_TCP_FLAGS;
 
-			CHECK(meta.packets == 0, "a passed packet was counted in its flow");
+			CHECK_EQ(meta.packets, 0, "the flow counter of a passed packet");
 			CHECK(!!(meta.flags & FP_FLOW_CLOSING) ==
 				      (fin_rst || (c->flow.flags & FP_FLOW_CLOSING)),
 			      "closing flag %s", meta.flags & FP_FLOW_CLOSING ? "set" : "not set");

@@ -79,7 +79,7 @@ void test_veth_peer(void)
 
 	tl_case_begin("veth peer: not a veth");
 	ret = fp_veth_peer(if_nametoindex("lo"), &peer);
-	CHECK(ret == 0, "lo is no veth (got %d)", ret);
+	CHECK_EQ(ret, 0, "lo is no veth");
 	tl_case_end();
 
 	tl_case_begin("veth peer: in our namespace");
@@ -98,7 +98,7 @@ void test_veth_peer(void)
 	CHECK(ret == 1 && !peer.gro && !peer.xdp, "neither GRO nor XDP (%d %d %d)", ret, peer.gro,
 	      peer.xdp);
 	ret = fp_takes_redirects(ifindex, why, sizeof(why));
-	CHECK(ret == 0, "so it takes no redirected frames (got %d)", ret);
+	CHECK_EQ(ret, 0, "so it takes no redirected frames");
 	CHECK(strstr(why, "its veth peer fp_vp_peer"), "why names the peer: '%s'", why);
 	fx_sh("ethtool -K fp_vp_peer gro on >/dev/null");
 	ret = fp_veth_peer(ifindex, &peer);
@@ -108,7 +108,7 @@ void test_veth_peer(void)
 	ret = fp_veth_peer(ifindex, &peer);
 	CHECK(ret == 1 && peer.xdp, "an XDP program (%d %d)", ret, peer.xdp);
 	ret = fp_takes_redirects(ifindex, why, sizeof(why));
-	CHECK(ret == 1, "which takes redirected frames on every kernel (got %d)", ret);
+	CHECK_EQ(ret, 1, "which takes redirected frames on every kernel");
 	bpf_xdp_detach(if_nametoindex("fp_vp_peer"), XDP_FLAGS_DRV_MODE, NULL);
 	tl_case_end();
 
@@ -131,7 +131,7 @@ void test_veth_peer(void)
 	for (int i = 0; i < 200 && if_nametoindex("fp_vp"); i++)
 		usleep(10000);
 	ret = fp_veth_peer(ifindex, &peer);
-	CHECK(ret == -ENODEV, "an interface that is gone is an error (got %d)", ret);
+	CHECK_EQ(ret, -ENODEV, "an interface that is gone is an error");
 	fx_sh("ip link del fp_vp 2>/dev/null || true");
 	tl_case_end();
 }

@@ -22,6 +22,15 @@ void tl_fail(const char *file, int line, const char *fmt, ...)
 			tl_fail(__FILE__, __LINE__, __VA_ARGS__);                                  \
 	} while (0)
 
+/* CHECK(got == want) for integers, saying both when it fails. */
+#define CHECK_EQ(got, want, what)                                                                  \
+	do {                                                                                       \
+		long long got_ = (long long)(got), want_ = (long long)(want);                      \
+		if (got_ != want_)                                                                 \
+			tl_fail(__FILE__, __LINE__, "%s: got %lld, want %lld", (what), got_,       \
+				want_);                                                            \
+	} while (0)
+
 /* Fatal setup error: the suite cannot run. */
 #define DIE(...)                                                                                   \
 	do {                                                                                       \
