@@ -3,8 +3,8 @@
  * The conntrack sync: keeps the flow maps equal to the set of offloadable conntrack entries.
  *
  * - Subscribes to conntrack events first, then dumps, so no entry falls between the two.
- * - Offloads TCP once ESTABLISHED and ASSURED, UDP once a reply was seen; never entries with
- *   a helper, sequence adjustment, a zone, or a mark the user excluded (--skip-mark).
+ * - Offloads what offload_policy.c allows: TCP once ESTABLISHED and ASSURED, UDP once a
+ *   reply was seen.
  * - Each direction's ingress interface comes from a route lookup of that direction's source;
  *   a direction arriving on an interface the fastpath is not attached to stays in the kernel.
  * - Offloaded TCP entries are made "be liberal" in both directions: the fastpath does not
@@ -39,6 +39,7 @@
 #include "conntrack_sync.h"
 #include "ct_request.h"
 #include "ctnetlink.h"
+#include "offload_policy.h"
 #include "qdisc.h"
 #include "flowmap.h"
 #include "options.h"
@@ -50,8 +51,6 @@
 #define REFRESH_MAX_S	 60   /* refresh an active entry at least this often */
 #define POLL_BUDGET	 1024 /* conntrack GETs per scan for polled entries */
 #define NSEC		 1000000000ull
-
-enum { TIMEOUT_TCP, TIMEOUT_UDP };
 
 static struct mnl_socket *ct_socket(unsigned int groups)
 {
@@ -123,61 +122,6 @@ int ctsync_event_fd(const struct fp_ctsync *cs)
 	return mnl_socket_get_fd(cs->events);
 }
 
-static uint32_t read_sysctl_u32(const char *path, uint32_t fallback)
-{
-	FILE *f = fopen(path, "re");
-	unsigned int value;
-
-	if (!f)
-		return fallback;
-	if (fscanf(f, "%u", &value) != 1)
-		value = fallback;
-	fclose(f);
-	return value;
-}
-
-static void read_timeouts(struct fp_ctsync *cs)
-{
-	cs->timeout_s[TIMEOUT_TCP] = read_sysctl_u32(
-		"/proc/sys/net/netfilter/nf_conntrack_tcp_timeout_established", 432000);
-	cs->timeout_s[TIMEOUT_UDP] =
-		read_sysctl_u32("/proc/sys/net/netfilter/nf_conntrack_udp_timeout_stream", 120);
-}
-
-static uint32_t conn_timeout_s(const struct fp_ctsync *cs, const struct fp_conn *c)
-{
-	return cs->timeout_s[c->proto == IPPROTO_TCP ? TIMEOUT_TCP : TIMEOUT_UDP];
-}
-
-/* Offload decisions */
-
-/* Whether the entry may be offloaded; *unknown when the message cannot tell (see below). */
-static bool ct_offloadable(const struct fp_ctsync *cs, const struct fp_ct_entry *e, bool *unknown)
-{
-	*unknown = false;
-	if (!e->has_status)
-		return false;
-	if (e->status & (IPS_DYING | IPS_SEQ_ADJUST | IPS_HELPER | IPS_TEMPLATE | IPS_UNTRACKED))
-		return false;
-	if (!(e->status & IPS_CONFIRMED))
-		return false;
-	if (e->has_helper || e->zone)
-		return false;
-	if (cs->opt->skip_mask && e->has_mark &&
-	    (e->mark & cs->opt->skip_mask) == cs->opt->skip_mark)
-		return false;
-	if (e->tuple[FP_DIR_ORIG].proto == IPPROTO_UDP)
-		return e->status & IPS_SEEN_REPLY;
-	if (e->tuple[FP_DIR_ORIG].proto != IPPROTO_TCP)
-		return false;
-	/* TCP: an event carries the TCP state only when it changed. */
-	if (!e->has_tcp_state) {
-		*unknown = true;
-		return false;
-	}
-	return e->tcp_state == TCP_CONNTRACK_ESTABLISHED && (e->status & IPS_ASSURED);
-}
-
 /* Asks conntrack whether the entry still exists and may stay offloaded. */
 static bool ct_still_offloadable(struct fp_ctsync *cs, const struct fp_tuple *orig)
 {
@@ -189,7 +133,7 @@ static bool ct_still_offloadable(struct fp_ctsync *cs, const struct fp_tuple *or
 		cs->state->errors++;
 		return true; /* unsure: keep it, ask again next scan */
 	}
-	return !err && ct_offloadable(cs, &e, &unknown);
+	return !err && fp_offloadable(&e, cs->opt, &unknown);
 }
 
 /* The flow entry of direction dir: its tuple in, the other direction's tuple reversed out. */
@@ -368,7 +312,7 @@ static void ct_apply(struct fp_ctsync *cs, int type, const struct fp_ct_entry *e
 			conn_remove(cs, c);
 		return;
 	}
-	if (!ct_offloadable(cs, e, &unknown)) {
+	if (!fp_offloadable(e, cs->opt, &unknown)) {
 		if (c && !unknown)
 			conn_remove(cs, c);
 		else if (c)
@@ -573,7 +517,7 @@ static void scan_conn(struct fp_conn *c, void *arg)
 {
 	struct scan_ctx *sc = arg;
 	struct fp_ctsync *cs = sc->cs;
-	uint32_t now_s = sc->now / NSEC, timeout_s = conn_timeout_s(cs, c);
+	uint32_t now_s = sc->now / NSEC, timeout_s = fp_ct_timeout_s(&cs->timeouts, c->proto);
 	uint32_t refresh_s = timeout_s / 4;
 	struct fp_tuple orig;
 
@@ -629,7 +573,7 @@ void ctsync_scan(struct fp_ctsync *cs, uint64_t now_ns)
 	sc.complete = ports_take_changed(&cs->ports);
 	sc.poll_stride = cs->polled / POLL_BUDGET + 1;
 	cs->scans++;
-	read_timeouts(cs);
+	fp_ct_timeouts_read(&cs->timeouts);
 	fp_flows_walk(cs->inst, AF_INET, scan_flow, &sc);
 	fp_flows_walk(cs->inst, AF_INET6, scan_flow, &sc);
 	sc.now = fp_now_ns(); /* after the walk: no last-seen time read in it is later */

@@ -6,6 +6,7 @@
 #include "common.h"
 #include "conntable.h"
 #include "ct_request.h"
+#include "offload_policy.h"
 #include "ports.h"
 
 struct mnl_socket;
@@ -23,7 +24,7 @@ struct fp_ctsync {
 	int rcvbuf;			/* bytes, doubled on every overrun */
 	struct fp_conntable table;
 	uint32_t dump_gen;
-	uint32_t timeout_s[2]; /* established TCP, UDP stream: conntrack's own */
+	struct fp_ct_timeouts timeouts; /* conntrack's own, read at each scan */
 	bool resync_needed;
 	bool first_dump;	 /* what it finds existed before us: no events (see .c) */
 	uint32_t polled;	 /* records with polled set */

@@ -73,7 +73,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	cs.opt = &opt;
 	cs.state = &state;
 	cs.route = NULL; /* route_oif is fake_instance.c's */
-	cs.timeout_s[0] = cs.timeout_s[1] = 120;
+	cs.timeouts = (struct fp_ct_timeouts){.tcp = 120, .udp = 120};
 	/* A real socket, bound, for its port id; nothing is sent on it. */
 	if (ct_requests_open(&cs.requests))
 		abort();
