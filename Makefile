@@ -16,8 +16,15 @@ BUILD	:= build
 ARCH	:= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
 
+# The BPF object's byte order is that of the machine the command is built for: bpfeb for a
+# big-endian target (ath79's MIPS, s390x), bpfel otherwise. `-target bpf` would take the
+# build machine's, wrong when cross-building for a big-endian router.
+TARGET_ENDIAN := $(shell $(CC) -dM -E - </dev/null 2>/dev/null | \
+		   awk '$$2 == "__BYTE_ORDER__" { print $$3 }')
+BPF_TARGET ?= bpf$(if $(filter __ORDER_BIG_ENDIAN__,$(TARGET_ENDIAN)),eb,el)
+
 # The BPF object: -O2 -g for BTF (named fields in bpftool), warnings are errors.
-BPF_CFLAGS := -target bpf -O2 -g -Wall -Werror -D__TARGET_ARCH_$(ARCH) \
+BPF_CFLAGS := -target $(BPF_TARGET) -O2 -g -Wall -Werror -D__TARGET_ARCH_$(ARCH) \
 	      -Iinclude -Ibpf $(if $(MULTIARCH),-I/usr/include/$(MULTIARCH))
 
 CFLAGS	?= -O2 -g
@@ -44,11 +51,25 @@ TEST_BIN  := $(BUILD)/fp-test
 UDP_BIN	  := $(BUILD)/fp-udp
 BENCH_BIN := $(BUILD)/fp-bench
 
-.PHONY: all test test-kernels bench bench-prog sanitize fuzz install uninstall clean format
+.PHONY: all test test-kernels bench bench-prog bpf-byte-orders sanitize fuzz install uninstall clean format
 all: $(BIN) $(UDP_BIN) $(BUILD)/xdp_pass.bpf.o
 
 $(BUILD)/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS) | $(BUILD)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+# Both byte orders of the datapath compile: the big-endian one is what ath79's routers
+# load. Compiled and checked for its byte order here; running it needs a big-endian kernel.
+bpf-byte-orders: $(BUILD)/bpfel/xdp_fastpath.bpf.o $(BUILD)/bpfeb/xdp_fastpath.bpf.o
+
+$(BUILD)/bpfel/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS)
+	@mkdir -p $(dir $@)
+	$(CLANG) -target bpfel $(filter-out -target $(BPF_TARGET),$(BPF_CFLAGS)) -c $< -o $@
+	readelf -h $@ | grep -q 'little endian'
+
+$(BUILD)/bpfeb/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS)
+	@mkdir -p $(dir $@)
+	$(CLANG) -target bpfeb $(filter-out -target $(BPF_TARGET),$(BPF_CFLAGS)) -c $< -o $@
+	readelf -h $@ | grep -q 'big endian'
 
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $* > $@.tmp && mv $@.tmp $@
@@ -130,7 +151,7 @@ fuzz: $(FUZZ_BIN)
 $(BUILD):
 	mkdir -p $@
 
-test: $(BIN) $(TEST_BIN) $(UDP_BIN) $(BENCH_BIN) $(BUILD)/xdp_pass.bpf.o sanitize fuzz
+test: $(BIN) $(TEST_BIN) $(UDP_BIN) $(BENCH_BIN) $(BUILD)/xdp_pass.bpf.o sanitize fuzz bpf-byte-orders
 	tests/run-all.sh
 
 # fp-test and the e2e core on Debian's 5.10, 6.1 and 6.12 kernels in qemu (make test runs it too).
