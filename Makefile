@@ -71,6 +71,10 @@ $(BUILD)/bpfeb/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS)
 	$(CLANG) -target bpfeb $(filter-out -target $(BPF_TARGET),$(BPF_CFLAGS)) -c $< -o $@
 	readelf -h $@ | grep -q 'big endian'
 
+# Kept after the build: make would delete them as intermediates, and every later make would
+# then rebuild the skeletons and everything that includes them.
+.SECONDARY: $(SKEL) $(SKEL:.skel.h=.bpf.o)
+
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $* > $@.tmp && mv $@.tmp $@
 
