@@ -23,21 +23,21 @@ struct {
 	__uint(max_entries, FP_MAX_L2_IFACES);
 	__type(key, struct fp_ingress_key);
 	__type(value, struct fp_ingress);
-} fp_ingress SEC(".maps");
+} FP_MAP_INGRESS SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, FP_MAX_L2_IFACES);
 	__type(key, __u32);
 	__type(value, struct fp_egress);
-} fp_egress SEC(".maps");
+} FP_MAP_EGRESS SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, FP_MAX_FDB);
 	__type(key, struct fp_fdb_key);
 	__type(value, struct fp_fdb_port);
-} fp_fdb SEC(".maps");
+} FP_MAP_FDB SEC(".maps");
 
 static __always_inline bool fp_mac_equal(const __u8 *a, const __u8 *b)
 {

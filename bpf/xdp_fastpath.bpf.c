@@ -26,7 +26,7 @@ struct {
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, struct fp_flow_key4);
 	__type(value, struct fp_flow4);
-} fp_flows4 SEC(".maps");
+} FP_MAP_FLOWS4 SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -34,21 +34,21 @@ struct {
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, struct fp_flow_key6);
 	__type(value, struct fp_flow6);
-} fp_flows6 SEC(".maps");
+} FP_MAP_FLOWS6 SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, FP_STAT_MAX);
 	__type(key, __u32);
 	__type(value, __u64);
-} fp_stats SEC(".maps");
+} FP_MAP_STATS SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct fp_config);
-} fp_config SEC(".maps");
+} FP_MAP_CONFIG SEC(".maps");
 
 /* Every interface the fastpath is attached to, keyed by ifindex. */
 struct {
@@ -56,7 +56,7 @@ struct {
 	__uint(max_entries, FP_MAX_TX_PORTS);
 	__type(key, __u32);
 	__type(value, __u32);
-} fp_tx_ports SEC(".maps");
+} FP_MAP_TX_PORTS SEC(".maps");
 
 /* --steer: one entry per CPU, running xdp_fastpath_cpu there. Sized by the loader to the
  * number of possible CPUs. */
@@ -65,7 +65,7 @@ struct {
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct bpf_cpumap_val);
-} fp_cpus SEC(".maps");
+} FP_MAP_CPUS SEC(".maps");
 
 /* --steer: the CPUs to spread over, fp_config.steer_cpus of them from slot 0. */
 struct {
@@ -73,7 +73,7 @@ struct {
 	__uint(max_entries, FP_MAX_CPUS);
 	__type(key, __u32);
 	__type(value, __u32);
-} fp_steer SEC(".maps");
+} FP_MAP_STEER SEC(".maps");
 
 /* Userspace only: the daemon's counters, pinned beside the rest for operators. */
 struct {
@@ -81,7 +81,7 @@ struct {
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct fp_daemon_state);
-} fp_daemon SEC(".maps");
+} FP_MAP_DAEMON SEC(".maps");
 
 /* FP_KERNEL_*: what this kernel offers, fixed by the loader before load. */
 const volatile __u32 fp_kernel = 0;
@@ -299,7 +299,7 @@ static __always_inline bool fp_steer_to_cpu(struct xdp_md *ctx, const struct fp_
 }
 
 SEC("xdp")
-int xdp_fastpath(struct xdp_md *ctx)
+int FP_PROG(struct xdp_md *ctx)
 {
 	__u32 zero = 0;
 	struct fp_config *cfg = bpf_map_lookup_elem(&fp_config, &zero);
@@ -313,7 +313,7 @@ int xdp_fastpath(struct xdp_md *ctx)
 
 /* Run by a fp_cpus entry on the CPU a packet was steered to. */
 SEC("xdp/cpumap")
-int xdp_fastpath_cpu(struct xdp_md *ctx)
+int FP_PROG_CPU(struct xdp_md *ctx)
 {
 	__u32 zero = 0;
 	struct fp_config *cfg = bpf_map_lookup_elem(&fp_config, &zero);

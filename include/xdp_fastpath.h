@@ -10,20 +10,25 @@
 
 #include <linux/types.h>
 
-/* Map names, as seen by bpftool and as pinned under the pin directory. */
-#define FP_MAP_FLOWS4	 "fp_flows4"
-#define FP_MAP_FLOWS6	 "fp_flows6"
-#define FP_MAP_STATS	 "fp_stats"
-#define FP_MAP_CONFIG	 "fp_config"
-#define FP_MAP_TX_PORTS	 "fp_tx_ports"
-#define FP_MAP_DAEMON	 "fp_daemon"
-#define FP_MAP_INGRESS	 "fp_ingress"
-#define FP_MAP_EGRESS	 "fp_egress"
-#define FP_MAP_FDB	 "fp_fdb"
-#define FP_MAP_CPUS	 "fp_cpus"
-#define FP_MAP_STEER	 "fp_steer"
-#define FP_PROG_CPU_NAME "xdp_fastpath_cpu" /* the fastpath, run by a cpumap entry (--steer) */
-#define FP_PROG_NAME	 "xdp_fastpath"
+/*
+ * Map and program names: the identifiers of the BPF object (so bpftool shows them) and,
+ * through FP_NAME, the names of their pins under the pin directory. Written once here.
+ */
+#define FP_MAP_FLOWS4	fp_flows4
+#define FP_MAP_FLOWS6	fp_flows6
+#define FP_MAP_STATS	fp_stats
+#define FP_MAP_CONFIG	fp_config
+#define FP_MAP_TX_PORTS fp_tx_ports
+#define FP_MAP_DAEMON	fp_daemon
+#define FP_MAP_INGRESS	fp_ingress
+#define FP_MAP_EGRESS	fp_egress
+#define FP_MAP_FDB	fp_fdb
+#define FP_MAP_CPUS	fp_cpus
+#define FP_MAP_STEER	fp_steer
+#define FP_PROG		xdp_fastpath
+#define FP_PROG_CPU	xdp_fastpath_cpu /* the fastpath, run by a cpumap entry (--steer) */
+#define FP_NAME_(x)	#x
+#define FP_NAME(x)	FP_NAME_(x) /* the string of an identifier above */
 
 #define FP_DEFAULT_FLOWS    65536 /* per family, set at load time */
 #define FP_MAX_TX_PORTS	    64	  /* interfaces the fastpath may redirect to */

@@ -38,17 +38,17 @@ static const struct {
 	const char *name;
 	size_t fd; /* offsetof(struct fp_instance, ..._fd) */
 } instance_maps[] = {
-	{FP_MAP_FLOWS4, offsetof(struct fp_instance, flows4_fd)},
-	{FP_MAP_FLOWS6, offsetof(struct fp_instance, flows6_fd)},
-	{FP_MAP_STATS, offsetof(struct fp_instance, stats_fd)},
-	{FP_MAP_CONFIG, offsetof(struct fp_instance, config_fd)},
-	{FP_MAP_TX_PORTS, offsetof(struct fp_instance, tx_ports_fd)},
-	{FP_MAP_DAEMON, offsetof(struct fp_instance, daemon_fd)},
-	{FP_MAP_INGRESS, offsetof(struct fp_instance, ingress_fd)},
-	{FP_MAP_EGRESS, offsetof(struct fp_instance, egress_fd)},
-	{FP_MAP_FDB, offsetof(struct fp_instance, fdb_fd)},
-	{FP_MAP_CPUS, offsetof(struct fp_instance, cpus_fd)},
-	{FP_MAP_STEER, offsetof(struct fp_instance, steer_fd)},
+	{FP_NAME(FP_MAP_FLOWS4), offsetof(struct fp_instance, flows4_fd)},
+	{FP_NAME(FP_MAP_FLOWS6), offsetof(struct fp_instance, flows6_fd)},
+	{FP_NAME(FP_MAP_STATS), offsetof(struct fp_instance, stats_fd)},
+	{FP_NAME(FP_MAP_CONFIG), offsetof(struct fp_instance, config_fd)},
+	{FP_NAME(FP_MAP_TX_PORTS), offsetof(struct fp_instance, tx_ports_fd)},
+	{FP_NAME(FP_MAP_DAEMON), offsetof(struct fp_instance, daemon_fd)},
+	{FP_NAME(FP_MAP_INGRESS), offsetof(struct fp_instance, ingress_fd)},
+	{FP_NAME(FP_MAP_EGRESS), offsetof(struct fp_instance, egress_fd)},
+	{FP_NAME(FP_MAP_FDB), offsetof(struct fp_instance, fdb_fd)},
+	{FP_NAME(FP_MAP_CPUS), offsetof(struct fp_instance, cpus_fd)},
+	{FP_NAME(FP_MAP_STEER), offsetof(struct fp_instance, steer_fd)},
 };
 #define NR_INSTANCE_MAPS (sizeof(instance_maps) / sizeof(instance_maps[0]))
 
@@ -147,7 +147,7 @@ int fp_instance_open(struct fp_instance *inst, const char *pin_dir)
 	char path[PATH_MAX];
 
 	set_name(inst, pin_dir);
-	if (pin_path(path, sizeof(path), pin_dir, FP_PROG_NAME))
+	if (pin_path(path, sizeof(path), pin_dir, FP_NAME(FP_PROG)))
 		return -ENAMETOOLONG;
 	inst->prog_fd = bpf_obj_get(path);
 	if (inst->prog_fd < 0)
@@ -189,9 +189,9 @@ void fp_instance_unpin(const char *pin_dir)
 	for (size_t i = 0; i < NR_INSTANCE_MAPS; i++)
 		if (!pin_path(path, sizeof(path), pin_dir, instance_maps[i].name))
 			unlink(path);
-	if (!pin_path(path, sizeof(path), pin_dir, FP_PROG_NAME))
+	if (!pin_path(path, sizeof(path), pin_dir, FP_NAME(FP_PROG)))
 		unlink(path);
-	if (!pin_path(path, sizeof(path), pin_dir, FP_PROG_CPU_NAME))
+	if (!pin_path(path, sizeof(path), pin_dir, FP_NAME(FP_PROG_CPU)))
 		unlink(path);
 	rmdir(pin_dir);
 }
@@ -253,10 +253,10 @@ int fp_instance_create(struct fp_instance *inst, const struct fp_options *opt)
 			goto out_unpin;
 		}
 	}
-	pin_path(path, sizeof(path), opt->pin_dir, FP_PROG_NAME);
+	pin_path(path, sizeof(path), opt->pin_dir, FP_NAME(FP_PROG));
 	err = bpf_program__pin(skel->progs.xdp_fastpath, path);
 	if (!err) {
-		pin_path(path, sizeof(path), opt->pin_dir, FP_PROG_CPU_NAME);
+		pin_path(path, sizeof(path), opt->pin_dir, FP_NAME(FP_PROG_CPU));
 		err = bpf_program__pin(skel->progs.xdp_fastpath_cpu, path);
 	}
 	if (err) {

@@ -60,7 +60,7 @@ int fp_steer_enable(const struct fp_instance *inst, const char *cpus)
 			return -EINVAL;
 		}
 	}
-	if ((size_t)snprintf(path, sizeof(path), "%s/%s", inst->pin_dir, FP_PROG_CPU_NAME) >=
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", inst->pin_dir, FP_NAME(FP_PROG_CPU)) >=
 	    sizeof(path))
 		return -ENAMETOOLONG;
 	prog_fd = bpf_obj_get(path);

@@ -191,7 +191,7 @@ static int ct_burst(char **argv, const char *pin_dir)
 	__u64 offloaded0 = 0;
 
 	if (pin_dir) {
-		snprintf(path, sizeof(path), "%s/" FP_MAP_DAEMON, pin_dir);
+		snprintf(path, sizeof(path), "%s/" FP_NAME(FP_MAP_DAEMON), pin_dir);
 		daemon_fd = bpf_obj_get(path);
 		if (daemon_fd < 0)
 			return die(path);
@@ -211,7 +211,7 @@ static int ct_burst(char **argv, const char *pin_dir)
 		__u32 zero = 0;
 
 		if (bpf_map_lookup_elem(daemon_fd, &zero, &st))
-			return die(FP_MAP_DAEMON);
+			return die(FP_NAME(FP_MAP_DAEMON));
 		offloaded0 = st.offloaded;
 	}
 	start = now_s();
@@ -259,7 +259,7 @@ static int ct_burst(char **argv, const char *pin_dir)
 
 		while (now_s() - start < 120) {
 			if (bpf_map_lookup_elem(daemon_fd, &zero, &st))
-				return die(FP_MAP_DAEMON);
+				return die(FP_NAME(FP_MAP_DAEMON));
 			if (st.offloaded >= offloaded0 + n - failed)
 				break;
 			usleep(1000);
