@@ -97,24 +97,44 @@ static int parse_mark(const char *arg, struct fp_options *o)
 	return 0;
 }
 
+/* The long options; getopt returns each one's val. */
+static const struct option long_opts[] = {
+	{"mode", required_argument, NULL, 'm'},
+	{"flows", required_argument, NULL, 'n'},
+	{"lease", required_argument, NULL, 'l'},
+	{"scan-ms", required_argument, NULL, 'S'},
+	{"skip-mark", required_argument, NULL, 'K'},
+	{"foreground", no_argument, NULL, 'f'},
+	{"log-file", required_argument, NULL, 'L'},
+	{"event-buffer", required_argument, NULL, 'E'},
+	{"allow-shaping", no_argument, NULL, 'A'},
+	{"steer", optional_argument, NULL, 'C'},
+	{"pin-dir", required_argument, NULL, 'p'},
+	{"json", no_argument, NULL, 'j'},
+	{"watch", no_argument, NULL, 'w'},
+	{"verbose", no_argument, NULL, 'v'},
+	{"version", no_argument, NULL, 'V'},
+	{"help", no_argument, NULL, 'h'},
+	{0},
+};
+
 /* The options that only some commands take; every other option applies to all. */
 static const struct {
-	int val;	      /* getopt's */
-	const char *name;     /* the long option */
+	int val;	      /* getopt's, as in long_opts */
 	const char *commands; /* space-separated */
 } scoped_options[] = {
-	{'m', "mode", "attach"},
-	{'n', "flows", "attach"},
-	{'l', "lease", "attach"},
-	{'S', "scan-ms", "attach"},
-	{'K', "skip-mark", "attach"},
-	{'f', "foreground", "attach"},
-	{'L', "log-file", "attach"},
-	{'E', "event-buffer", "attach"},
-	{'A', "allow-shaping", "attach"},
-	{'C', "steer", "attach"},
-	{'j', "json", "status stats flows"},
-	{'w', "watch", "stats"},
+	{'m', "attach"},
+	{'n', "attach"},
+	{'l', "attach"},
+	{'S', "attach"},
+	{'K', "attach"},
+	{'f', "attach"},
+	{'L', "attach"},
+	{'E', "attach"},
+	{'A', "attach"},
+	{'C', "attach"},
+	{'j', "status stats flows"},
+	{'w', "stats"},
 };
 
 /* Whether the space-separated list commands names command. */
@@ -132,13 +152,21 @@ static bool takes(const char *commands, const char *command)
 	return false;
 }
 
+static const char *long_name(int val)
+{
+	for (const struct option *o = long_opts; o->name; o++)
+		if (o->val == val)
+			return o->name;
+	return "?";
+}
+
 int fp_options_check(const struct fp_options *opt, const char *command)
 {
 	for (size_t i = 0; i < sizeof(scoped_options) / sizeof(scoped_options[0]); i++) {
 		if (!(opt->scoped_given & (1u << i)) || takes(scoped_options[i].commands, command))
 			continue;
-		fp_err("--%s does not apply to %s (only to: %s)", scoped_options[i].name, command,
-		       scoped_options[i].commands);
+		fp_err("--%s does not apply to %s (only to: %s)", long_name(scoped_options[i].val),
+		       command, scoped_options[i].commands);
 		return FP_PARSE_ERROR;
 	}
 	return 0;
@@ -146,25 +174,6 @@ int fp_options_check(const struct fp_options *opt, const char *command)
 
 int fp_options_parse(int argc, char **argv, struct fp_options *opt)
 {
-	static const struct option long_opts[] = {
-		{"mode", required_argument, NULL, 'm'},
-		{"flows", required_argument, NULL, 'n'},
-		{"lease", required_argument, NULL, 'l'},
-		{"scan-ms", required_argument, NULL, 'S'},
-		{"skip-mark", required_argument, NULL, 'K'},
-		{"foreground", no_argument, NULL, 'f'},
-		{"log-file", required_argument, NULL, 'L'},
-		{"event-buffer", required_argument, NULL, 'E'},
-		{"allow-shaping", no_argument, NULL, 'A'},
-		{"steer", optional_argument, NULL, 'C'},
-		{"pin-dir", required_argument, NULL, 'p'},
-		{"json", no_argument, NULL, 'j'},
-		{"watch", no_argument, NULL, 'w'},
-		{"verbose", no_argument, NULL, 'v'},
-		{"version", no_argument, NULL, 'V'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
 	int c;
 
 	*opt = (struct fp_options){
