@@ -80,11 +80,24 @@ static __always_inline enum fp_stat fp_l2_ingress(const struct fp_pkt *pkt,
 }
 
 /*
+ * A port that cannot take redirected XDP frames now (FP_EGRESS_NO_XMIT) still takes skbs:
+ * for the tc entry point (@skb) the next hop is good, marked FP_NH_SKB_ONLY for the XDP
+ * entry point of another port to pass.
+ */
+static __always_inline enum fp_stat fp_l2_no_xmit(struct fp_flow_meta *meta, bool skb)
+{
+	if (!skb)
+		return FP_STAT_PASS_EGRESS;
+	meta->nh_flags |= FP_NH_SKB_ONLY;
+	return FP_CONTINUE;
+}
+
+/*
  * Completes a next hop the route lookup found on upper device @fib->ifindex: the port to
  * send on, the headers to push, and the MTU left for IP once they are pushed.
  */
 static __always_inline enum fp_stat fp_l2_egress(const struct bpf_fib_lookup *fib,
-						 struct fp_flow_meta *meta)
+						 struct fp_flow_meta *meta, bool skb)
 {
 	__u32 upper = fib->ifindex;
 	struct fp_egress *eg = bpf_map_lookup_elem(&fp_egress, &upper);
@@ -92,14 +105,15 @@ static __always_inline enum fp_stat fp_l2_egress(const struct bpf_fib_lookup *fi
 	meta->oif = upper;
 	meta->mtu = fib->mtu_result;
 	meta->encap = 0;
+	meta->nh_flags = 0;
 	meta->vlan_tci = 0;
 	meta->pppoe_sid = 0;
 	__builtin_memcpy(meta->dmac, fib->dmac, sizeof(meta->dmac));
 	__builtin_memcpy(meta->smac, fib->smac, sizeof(meta->smac));
 	if (!eg)
 		return FP_CONTINUE;
-	if (eg->flags & FP_EGRESS_NO_XMIT)
-		return FP_STAT_PASS_EGRESS;
+	if (eg->flags & FP_EGRESS_NO_XMIT) /* keyed by a port, never an upper device */
+		return fp_l2_no_xmit(meta, skb);
 
 	if (eg->flags & FP_EGRESS_BRIDGE) {
 		struct fp_fdb_key key = {.bridge = upper};
@@ -137,14 +151,15 @@ static __always_inline enum fp_stat fp_l2_egress(const struct bpf_fib_lookup *fi
 	/* The port below may be unable to take redirected frames now (topology.c). */
 	eg = bpf_map_lookup_elem(&fp_egress, &meta->oif);
 	if (eg && (eg->flags & FP_EGRESS_NO_XMIT))
-		return FP_STAT_PASS_EGRESS;
+		return fp_l2_no_xmit(meta, skb);
 	return FP_CONTINUE;
 }
 
-static __always_inline __u16 fp_l2_len(const struct fp_flow_meta *meta)
+/* The headers @encap puts in the frame before IP. */
+static __always_inline __u16 fp_l2_len(__u8 encap)
 {
-	return sizeof(struct ethhdr) + (meta->encap & FP_ENCAP_VLAN ? FP_VLAN_HLEN : 0) +
-	       (meta->encap & FP_ENCAP_PPPOE ? FP_PPPOE_HLEN : 0);
+	return sizeof(struct ethhdr) + (encap & FP_ENCAP_VLAN ? FP_VLAN_HLEN : 0) +
+	       (encap & FP_ENCAP_PPPOE ? FP_PPPOE_HLEN : 0);
 }
 
 /*
@@ -152,10 +167,9 @@ static __always_inline __u16 fp_l2_len(const struct fp_flow_meta *meta)
  * the L3 header is now @l2_len bytes in. False only if the frame no longer holds what the
  * parser saw, which cannot happen.
  */
-static __always_inline bool fp_l2_reload(struct xdp_md *ctx, struct fp_pkt *pkt, __u16 l2_len)
+static __always_inline bool fp_l2_reload(void *data, void *data_end, struct fp_pkt *pkt,
+					 __u16 l2_len)
 {
-	void *data = (void *)(long)ctx->data;
-	void *data_end = (void *)(long)ctx->data_end;
 	void *l4;
 
 	if (l2_len > sizeof(struct ethhdr) + FP_VLAN_HLEN + FP_PPPOE_HLEN)
@@ -183,12 +197,11 @@ static __always_inline bool fp_l2_reload(struct xdp_md *ctx, struct fp_pkt *pkt,
 	return true;
 }
 
-/* Writes the egress Ethernet header and whatever the flow's next hop pushes below IP. */
-static __always_inline bool fp_l2_write(struct xdp_md *ctx, const struct fp_pkt *pkt,
-					const struct fp_flow_meta *meta)
+/* Writes the egress Ethernet header and the headers @encap pushes below IP: the frame
+ * starts fp_l2_len(encap) bytes before the IP header. */
+static __always_inline bool fp_l2_write(void *data, void *data_end, const struct fp_pkt *pkt,
+					const struct fp_flow_meta *meta, __u8 encap)
 {
-	void *data = (void *)(long)ctx->data;
-	void *data_end = (void *)(long)ctx->data_end;
 	struct ethhdr *eth = data;
 	__be16 *type;
 
@@ -197,7 +210,7 @@ static __always_inline bool fp_l2_write(struct xdp_md *ctx, const struct fp_pkt 
 	__builtin_memcpy(eth->h_dest, meta->dmac, ETH_ALEN);
 	__builtin_memcpy(eth->h_source, meta->smac, ETH_ALEN);
 	type = (void *)(eth + 1) - sizeof(*type); /* h_proto, a packed member */
-	if (meta->encap & FP_ENCAP_VLAN) {
+	if (encap & FP_ENCAP_VLAN) {
 		struct fp_vlan_hdr *vlan = (void *)(eth + 1);
 
 		if ((void *)(vlan + 1) > data_end)
@@ -206,7 +219,7 @@ static __always_inline bool fp_l2_write(struct xdp_md *ctx, const struct fp_pkt 
 		vlan->tci = meta->vlan_tci;
 		type = &vlan->proto;
 	}
-	if (meta->encap & FP_ENCAP_PPPOE) {
+	if (encap & FP_ENCAP_PPPOE) {
 		struct fp_pppoe_hdr *ph = (void *)(type + 1);
 
 		if ((void *)(ph + 1) > data_end)

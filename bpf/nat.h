@@ -3,6 +3,12 @@
  * The NAT rewrite: addresses, ports, TTL/hop limit and checksums, updated incrementally
  * exactly as the kernel's NAT does. Called only once the packet is certain to be
  * redirected: a packet passed to the kernel is never modified.
+ *
+ * The IPv4 header checksum is always complete and is updated here. What the L4 checksum
+ * must take is returned as deltas, for the entry point to apply: an XDP frame's checksum
+ * field is always complete (fp_l4csum_apply), while an skb's may hold only the
+ * pseudo-header sum for the egress to finish (CHECKSUM_PARTIAL, as after GRO), which the
+ * kernel's checksum helpers know and the tc entry point leaves to them.
  */
 #ifndef FP_NAT_H
 #define FP_NAT_H
@@ -10,7 +16,15 @@
 #include "parse.h"
 #include "csum.h"
 
-/* The L4 checksum after @delta; keeps the IPv4 "no checksum" zero of UDP (RFC 768). */
+/* One's-complement deltas of what a rewrite changed under the L4 checksum. */
+struct fp_l4_delta {
+	__u32 pseudo;	 /* addresses: in the pseudo-header, and so in a partial checksum */
+	__u32 ports;	 /* only in the complete checksum */
+	__u32 hop_limit; /* IPv6: the word holding the hop limit, under no checksum field */
+};
+
+/* The complete L4 checksum after @delta; keeps the IPv4 "no checksum" zero of UDP
+ * (RFC 768). */
 static __always_inline void fp_update_l4csum(struct fp_pkt *pkt, __u32 delta)
 {
 	__u16 check = *pkt->l4csum;
@@ -31,7 +45,8 @@ static __always_inline __u16 fp_ttl_word(const struct iphdr *iph)
 	return *(const __u16 *)&iph->ttl;
 }
 
-static __always_inline void fp_rewrite4(struct fp_pkt *pkt, const struct fp_flow4 *flow)
+static __always_inline void fp_rewrite4(struct fp_pkt *pkt, const struct fp_flow4 *flow,
+					struct fp_l4_delta *l4)
 {
 	struct iphdr *iph = pkt->l3;
 	__u32 l3_delta = 0, l4_delta = 0;
@@ -50,7 +65,9 @@ static __always_inline void fp_rewrite4(struct fp_pkt *pkt, const struct fp_flow
 		pkt->ports[1] = flow->nat_dport;
 	}
 	/* The addresses are in the TCP/UDP pseudo-header too. */
-	fp_update_l4csum(pkt, l4_delta + l3_delta);
+	l4->pseudo = l3_delta;
+	l4->ports = l4_delta;
+	l4->hop_limit = 0;
 
 	iph->ttl--;
 	l3_delta = csum_delta16(l3_delta, old_ttl_word, fp_ttl_word(iph));
@@ -65,26 +82,44 @@ static __always_inline __u32 fp_addr6_delta(__u32 delta, const __be32 *old, cons
 	return delta;
 }
 
-static __always_inline void fp_rewrite6(struct fp_pkt *pkt, const struct fp_flow6 *flow)
+/* The 16-bit word holding next header and hop limit. */
+static __always_inline __u16 fp_hop_word(const struct ipv6hdr *ip6h)
+{
+	return *(const __u16 *)&ip6h->nexthdr;
+}
+
+static __always_inline void fp_rewrite6(struct fp_pkt *pkt, const struct fp_flow6 *flow,
+					struct fp_l4_delta *l4)
 {
 	struct ipv6hdr *ip6h = pkt->l3;
-	__u32 l4_delta = 0;
+	__u16 old_hop_word = fp_hop_word(ip6h);
 
+	l4->pseudo = 0;
+	l4->ports = 0;
 	if (flow->meta.flags & FP_FLOW_SNAT) {
-		l4_delta = fp_addr6_delta(l4_delta, ip6h->saddr.in6_u.u6_addr32, flow->nat_saddr);
-		l4_delta = csum_delta16(l4_delta, pkt->ports[0], flow->nat_sport);
+		l4->pseudo =
+			fp_addr6_delta(l4->pseudo, ip6h->saddr.in6_u.u6_addr32, flow->nat_saddr);
+		l4->ports = csum_delta16(l4->ports, pkt->ports[0], flow->nat_sport);
 		__builtin_memcpy(&ip6h->saddr, flow->nat_saddr, sizeof(ip6h->saddr));
 		pkt->ports[0] = flow->nat_sport;
 	}
 	if (flow->meta.flags & FP_FLOW_DNAT) {
-		l4_delta = fp_addr6_delta(l4_delta, ip6h->daddr.in6_u.u6_addr32, flow->nat_daddr);
-		l4_delta = csum_delta16(l4_delta, pkt->ports[1], flow->nat_dport);
+		l4->pseudo =
+			fp_addr6_delta(l4->pseudo, ip6h->daddr.in6_u.u6_addr32, flow->nat_daddr);
+		l4->ports = csum_delta16(l4->ports, pkt->ports[1], flow->nat_dport);
 		__builtin_memcpy(&ip6h->daddr, flow->nat_daddr, sizeof(ip6h->daddr));
 		pkt->ports[1] = flow->nat_dport;
 	}
-	if (l4_delta)
-		fp_update_l4csum(pkt, l4_delta);
 	ip6h->hop_limit--; /* IPv6 has no header checksum */
+	l4->hop_limit = csum_delta16(0, old_hop_word, fp_hop_word(ip6h));
+}
+
+/* An XDP frame's checksum is complete: the deltas go into the field as they are. IPv4's
+ * is updated even when unchanged, IPv6's only when something changed: as the kernel's. */
+static __always_inline void fp_l4csum_apply(struct fp_pkt *pkt, const struct fp_l4_delta *l4)
+{
+	if (!pkt->ipv6 || l4->pseudo + l4->ports)
+		fp_update_l4csum(pkt, l4->pseudo + l4->ports);
 }
 
 #endif /* FP_NAT_H */

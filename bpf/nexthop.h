@@ -72,8 +72,8 @@ static __always_inline void fp_fib_params6(struct bpf_fib_lookup *fib, const str
  * per flow and next-hop generation. A lookup that succeeds rewrites its parameters (the
  * destination becomes the gateway), so each one starts from @query.
  */
-static __always_inline __u16 fp_fib_mtu_bisect(struct xdp_md *ctx,
-					       const struct bpf_fib_lookup *query, __u32 flags)
+static __always_inline __u16 fp_fib_mtu_bisect(void *ctx, const struct bpf_fib_lookup *query,
+					       __u32 flags)
 {
 	struct bpf_fib_lookup fib;
 	__u32 lo = 0, hi = 0xffff;
@@ -96,19 +96,24 @@ static __always_inline __u16 fp_fib_mtu_bisect(struct xdp_md *ctx,
  * conntrack mark is looked up with it as the fwmark, as the kernel routes its packets
  * when the firewall copies the mark (multi-WAN policy routing). A kernel older than 6.10
  * has no such lookup (@fib_mark false): the flow stays on the kernel path, since a lookup
- * without its mark could pick another WAN.
+ * without its mark could pick another WAN. @skb: called from the tc entry point.
  */
-static __always_inline enum fp_stat fp_nexthop_resolve(struct xdp_md *ctx,
-						       struct bpf_fib_lookup *fib,
+static __always_inline enum fp_stat fp_nexthop_resolve(void *ctx, struct bpf_fib_lookup *fib,
 						       struct fp_flow_meta *meta, __u32 gen,
-						       __u32 mark, bool fib_mark, bool fib_mtu)
+						       __u32 mark, bool fib_mark, bool fib_mtu,
+						       bool skb)
 {
 	struct bpf_fib_lookup query;
 	enum fp_stat reason;
 	__u32 flags = 0;
 
-	/* tot_len 0: the MTU check is ours, against the cached MTU, on every packet. */
-	fib->tot_len = 0;
+	/*
+	 * The MTU check is ours, against the cached MTU, on every packet: the lookup only
+	 * answers the route's MTU. A tot_len that fits any route asks for it in both entry
+	 * points; with 0, an skb's lookup would answer the device's MTU instead and judge
+	 * this skb by it.
+	 */
+	fib->tot_len = 1;
 	if (mark) {
 		if (!fib_mark)
 			return FP_STAT_PASS_NO_FIB_MARK;
@@ -124,10 +129,12 @@ static __always_inline enum fp_stat fp_nexthop_resolve(struct xdp_md *ctx,
 		break;
 	case BPF_FIB_LKUP_RET_NO_NEIGH:
 		return FP_STAT_PASS_NO_NEIGH; /* the kernel resolves it; a later packet retries */
+	case BPF_FIB_LKUP_RET_FRAG_NEEDED:
+		return FP_STAT_PASS_MTU; /* 5.10 judges an skb by its egress device's MTU */
 	default:
 		return FP_STAT_PASS_NO_ROUTE;
 	}
-	reason = fp_l2_egress(fib, meta);
+	reason = fp_l2_egress(fib, meta, skb);
 	if (reason != FP_CONTINUE)
 		return reason;
 	/* Publish the generation last; a concurrent reader sees the old one and looks up too. */

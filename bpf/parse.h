@@ -8,6 +8,10 @@
  * so the fastpath never forwards a packet the kernel would have dropped as malformed.
  * L4 checksums are not verified (as in nf_flow_table): the rewrite preserves a bad one, so
  * the receiver still drops the packet.
+ *
+ * Both entry points use it. An XDP frame is all in [data, data_end); an skb at the tc hook
+ * may hold only its headers there, the rest of a GRO aggregate in fragments: lengths are
+ * judged against the whole frame (@frame_len), reads against data_end.
  */
 #ifndef FP_PARSE_H
 #define FP_PARSE_H
@@ -70,6 +74,7 @@ struct fp_pkt {
 	__u16 vlan_id;	  /* 0: untagged */
 	__be16 pppoe_sid; /* 0: not PPPoE */
 	__u16 pppoe_len;  /* PPPoE length field: the PPP protocol and the IP packet */
+	__u16 l3l4_hlen;  /* IP and TCP/UDP headers: what each segment of an aggregate repeats */
 	__u8 ipv6;
 	__u8 proto;
 	__u8 ttl; /* TTL or hop limit */
@@ -123,6 +128,7 @@ static __always_inline enum fp_stat fp_parse_l4(struct fp_pkt *pkt, void *l4, __
 			return FP_STAT_PASS_MALFORMED;
 		pkt->tcp_flags = ((__u8 *)th)[FP_TCP_FLAGS_OFF];
 		pkt->l4csum = &th->check;
+		pkt->l3l4_hlen += th->doff * 4;
 	} else {
 		struct udphdr *uh = l4;
 		__u32 udp_len;
@@ -136,12 +142,14 @@ static __always_inline enum fp_stat fp_parse_l4(struct fp_pkt *pkt, void *l4, __
 		if (pkt->ipv6 && uh->check == 0)
 			return FP_STAT_PASS_MALFORMED;
 		pkt->l4csum = &uh->check;
+		pkt->l3l4_hlen += sizeof(*uh);
 	}
 	pkt->ports = l4;
 	return FP_CONTINUE;
 }
 
-static __always_inline enum fp_stat fp_parse_ipv4(struct fp_pkt *pkt, void *data_end)
+static __always_inline enum fp_stat fp_parse_ipv4(struct fp_pkt *pkt, void *data_end,
+						  __u32 frame_len)
 {
 	struct iphdr *iph = pkt->l3;
 	__u32 tot_len;
@@ -153,7 +161,7 @@ static __always_inline enum fp_stat fp_parse_ipv4(struct fp_pkt *pkt, void *data
 	if (iph->ihl > 5)
 		return FP_STAT_PASS_IP_OPTIONS;
 	tot_len = fp_len16(iph->tot_len);
-	if (tot_len < sizeof(*iph) || (void *)iph + tot_len > data_end)
+	if (tot_len < sizeof(*iph) || pkt->l2_len + tot_len > frame_len)
 		return FP_STAT_PASS_MALFORMED;
 	/* PPPoE: the kernel trims the frame to the session's length before IP sees it. */
 	if (pkt->pppoe_sid && tot_len + 2 > pkt->pppoe_len)
@@ -166,12 +174,14 @@ static __always_inline enum fp_stat fp_parse_ipv4(struct fp_pkt *pkt, void *data
 		return FP_STAT_PASS_PROTO;
 
 	pkt->l3_len = tot_len;
+	pkt->l3l4_hlen = sizeof(*iph);
 	pkt->proto = iph->protocol;
 	pkt->ttl = iph->ttl;
 	return fp_parse_l4(pkt, (void *)iph + iph->ihl * 4, tot_len - iph->ihl * 4, data_end);
 }
 
-static __always_inline enum fp_stat fp_parse_ipv6(struct fp_pkt *pkt, void *data_end)
+static __always_inline enum fp_stat fp_parse_ipv6(struct fp_pkt *pkt, void *data_end,
+						  __u32 frame_len)
 {
 	struct ipv6hdr *ip6h = pkt->l3;
 	__u32 payload_len;
@@ -182,7 +192,7 @@ static __always_inline enum fp_stat fp_parse_ipv6(struct fp_pkt *pkt, void *data
 		return FP_STAT_PASS_MALFORMED;
 	payload_len = fp_len16(ip6h->payload_len);
 	/* Zero is a jumbogram (RFC 2675): left to the kernel like anything unusual. */
-	if (payload_len == 0 || (void *)(ip6h + 1) + payload_len > data_end)
+	if (payload_len == 0 || pkt->l2_len + sizeof(*ip6h) + payload_len > frame_len)
 		return FP_STAT_PASS_MALFORMED;
 	if (pkt->pppoe_sid && sizeof(*ip6h) + payload_len + 2 > pkt->pppoe_len)
 		return FP_STAT_PASS_MALFORMED;
@@ -194,6 +204,7 @@ static __always_inline enum fp_stat fp_parse_ipv6(struct fp_pkt *pkt, void *data
 		return FP_STAT_PASS_PROTO;
 
 	pkt->l3_len = sizeof(*ip6h) + payload_len;
+	pkt->l3l4_hlen = sizeof(*ip6h);
 	pkt->proto = ip6h->nexthdr;
 	pkt->ttl = ip6h->hop_limit;
 	return fp_parse_l4(pkt, ip6h + 1, payload_len, data_end);
@@ -204,10 +215,9 @@ static __always_inline enum fp_stat fp_parse_ipv6(struct fp_pkt *pkt, void *data
  * (PPPoE, often on a VLAN) and LAN (VLANs) carry them. Stacked tags (QinQ), VLAN id 0
  * (priority tags) and PPPoE control traffic go to the kernel.
  */
-static __always_inline enum fp_stat fp_parse_l2(struct xdp_md *ctx, struct fp_pkt *pkt)
+static __always_inline enum fp_stat fp_parse_l2(void *data, void *data_end, __u32 frame_len,
+						struct fp_pkt *pkt)
 {
-	void *data = (void *)(long)ctx->data;
-	void *data_end = (void *)(long)ctx->data_end;
 	struct ethhdr *eth = data;
 	__u16 off = sizeof(*eth);
 	__be16 proto;
@@ -245,7 +255,7 @@ static __always_inline enum fp_stat fp_parse_l2(struct xdp_md *ctx, struct fp_pk
 		pkt->pppoe_sid = ph->sid;
 		pkt->pppoe_len = bpf_ntohs(ph->length);
 		/* The length counts from the PPP protocol field; the frame may be padded. */
-		if (off + 6 + pkt->pppoe_len > (__u32)(data_end - data))
+		if (off + 6 + pkt->pppoe_len > frame_len)
 			return FP_STAT_PASS_MALFORMED;
 		if (ph->ppp_proto == bpf_htons(FP_PPP_IPV4))
 			proto = bpf_htons(ETH_P_IP);
@@ -267,10 +277,9 @@ static __always_inline enum fp_stat fp_parse_l2(struct xdp_md *ctx, struct fp_pk
 }
 
 /* IP and TCP/UDP, after fp_parse_l2(). */
-static __always_inline enum fp_stat fp_parse_l3(struct xdp_md *ctx, struct fp_pkt *pkt)
+static __always_inline enum fp_stat fp_parse_l3(void *data, void *data_end, __u32 frame_len,
+						struct fp_pkt *pkt)
 {
-	void *data = (void *)(long)ctx->data;
-	void *data_end = (void *)(long)ctx->data_end;
 	__u16 off = pkt->l2_len;
 
 	/* Bounded for the verifier: Ethernet, a tag and a PPPoE header at most. */
@@ -278,8 +287,8 @@ static __always_inline enum fp_stat fp_parse_l3(struct xdp_md *ctx, struct fp_pk
 		return FP_STAT_PASS_MALFORMED;
 	pkt->l3 = data + off;
 	if (pkt->ipv6)
-		return fp_parse_ipv6(pkt, data_end);
-	return fp_parse_ipv4(pkt, data_end);
+		return fp_parse_ipv6(pkt, data_end, frame_len);
+	return fp_parse_ipv4(pkt, data_end, frame_len);
 }
 
 #endif /* FP_PARSE_H */

@@ -5,11 +5,15 @@
  *
  *   [--steer: hash the flow, hand it to that flow's CPU, go on there]
  *   parse L2 -> upper device -> parse L3 -> heartbeat -> cheap checks -> flow lookup
- *         -> next hop -> MTU -> egress -> L2 resize -> rewrite -> redirect
+ *         -> next hop -> egress -> MTU -> L2 resize -> rewrite -> redirect
  *
- * Every decision is made before the first write to the packet.
+ * Two entry points share it: XDP (xdp_fastpath), frame by frame, and the tc ingress hook
+ * (xdp_fastpath_tc), which sees skbs after GRO and forwards a TCP connection's aggregates
+ * whole, for drivers without native XDP and for bulk TCP. Every decision is made before
+ * the first write to the packet.
  */
 #include <linux/bpf.h>
+#include <linux/pkt_cls.h>
 #include <bpf/bpf_helpers.h>
 
 #include "xdp_fastpath.h"
@@ -17,6 +21,7 @@
 #include "nat.h"
 #include "l2.h"
 #include "nexthop.h"
+#include "skb.h"
 
 /* Sizes of the flow maps are set by the loader before load (--flows). Entries are allocated
  * on insert: a small router does not pay for an empty table. */
@@ -150,114 +155,162 @@ static __always_inline enum fp_stat fp_check_tcp(const struct fp_pkt *pkt,
 	return FP_CONTINUE;
 }
 
-/* The fastpath proper, on the CPU the packet arrived on or, with --steer, its flow's. */
-static __always_inline int fp_forward(struct xdp_md *ctx, const struct fp_config *cfg)
+/* A parsed packet on its way through the fastpath: its flow, and where it goes. */
+struct fp_fwd {
+	struct fp_pkt pkt;
+	__u32 ingress; /* the flow key's interface: the port, or the upper device above it */
+	struct fp_flow4 *flow4;
+	struct fp_flow6 *flow6;
+	struct fp_flow_meta *meta;
+	__u64 now;
+};
+
+/*
+ * What both entry points decide alike, after parsing and before the first write: the
+ * lease, the packets that stay with the kernel, the flow, its next hop and its egress.
+ * FP_CONTINUE: forward it. @skb: called from the tc entry point.
+ */
+static __always_inline enum fp_stat fp_decide(void *ctx, const struct fp_config *cfg,
+					      struct fp_fwd *fwd, bool skb)
 {
 	struct bpf_fib_lookup fib = {};
+	struct fp_pkt *pkt = &fwd->pkt;
 	struct fp_flow_meta *meta;
-	struct fp_flow4 *flow4 = NULL;
-	struct fp_flow6 *flow6 = NULL;
-	struct fp_pkt pkt = {};
-	__u32 ingress = ctx->ingress_ifindex;
 	enum fp_stat reason;
-	__u16 l2_len;
-	__u64 now;
-
-	reason = fp_parse_l2(ctx, &pkt);
-	if (reason == FP_CONTINUE)
-		reason = fp_l2_ingress(&pkt, cfg, &ingress);
-	if (reason == FP_CONTINUE)
-		reason = fp_parse_l3(ctx, &pkt);
-	if (reason != FP_CONTINUE)
-		return fp_pass(reason);
 
 	/* CLOCK_MONOTONIC_COARSE: tick resolution is plenty for leases and idle times, and
 	 * reading it costs a fraction of bpf_ktime_get_ns() (see make bench-prog). Before 5.11
 	 * the fine clock it is: at most a tick ahead of the daemon's, which only makes a
 	 * heartbeat look a tick older. */
 	if (fp_kernel & FP_KERNEL_COARSE_CLOCK)
-		now = bpf_ktime_get_coarse_ns();
+		fwd->now = bpf_ktime_get_coarse_ns();
 	else
-		now = bpf_ktime_get_ns();
-	if (!fp_heartbeat_ok(cfg, now))
-		return fp_pass(FP_STAT_PASS_HEARTBEAT);
+		fwd->now = bpf_ktime_get_ns();
+	if (!fp_heartbeat_ok(cfg, fwd->now))
+		return FP_STAT_PASS_HEARTBEAT;
 
 	/* The kernel sends ICMP Time Exceeded. */
-	if (pkt.ttl <= 1)
-		return fp_pass(FP_STAT_PASS_TTL);
+	if (pkt->ttl <= 1)
+		return FP_STAT_PASS_TTL;
 	/* SYN, and segments conntrack calls invalid (no ACK), stay with the kernel. */
-	if (pkt.proto == IPPROTO_TCP &&
-	    ((pkt.tcp_flags & FP_TCP_SYN) || !(pkt.tcp_flags & (FP_TCP_ACK | FP_TCP_RST))))
-		return fp_pass(FP_STAT_PASS_TCP_FLAGS);
+	if (pkt->proto == IPPROTO_TCP &&
+	    ((pkt->tcp_flags & FP_TCP_SYN) || !(pkt->tcp_flags & (FP_TCP_ACK | FP_TCP_RST))))
+		return FP_STAT_PASS_TCP_FLAGS;
 
-	if (pkt.ipv6) {
-		flow6 = fp_lookup6(&pkt, ingress);
-		if (!flow6)
-			return fp_pass(FP_STAT_PASS_NO_FLOW);
-		meta = &flow6->meta;
+	if (pkt->ipv6) {
+		fwd->flow6 = fp_lookup6(pkt, fwd->ingress);
+		if (!fwd->flow6)
+			return FP_STAT_PASS_NO_FLOW;
+		meta = &fwd->flow6->meta;
 	} else {
-		flow4 = fp_lookup4(&pkt, ingress);
-		if (!flow4)
-			return fp_pass(FP_STAT_PASS_NO_FLOW);
-		meta = &flow4->meta;
+		fwd->flow4 = fp_lookup4(pkt, fwd->ingress);
+		if (!fwd->flow4)
+			return FP_STAT_PASS_NO_FLOW;
+		meta = &fwd->flow4->meta;
 	}
+	fwd->meta = meta;
 
-	if (pkt.proto == IPPROTO_TCP) {
-		reason = fp_check_tcp(&pkt, meta);
+	if (pkt->proto == IPPROTO_TCP) {
+		reason = fp_check_tcp(pkt, meta);
 		if (reason != FP_CONTINUE)
-			return fp_pass(reason);
+			return reason;
 	}
 	if (meta->flags & FP_FLOW_CLOSING)
-		return fp_pass(FP_STAT_PASS_CLOSING);
+		return FP_STAT_PASS_CLOSING;
 
 	if (meta->nh_gen != cfg->nh_gen) {
 		__u32 mark = 0;
 
-		if (flow6) {
-			fp_fib_params6(&fib, &pkt, flow6, ingress);
-			mark = flow6->mark;
-		} else if (flow4) {
-			fp_fib_params4(&fib, &pkt, flow4, ingress);
-			mark = flow4->mark;
+		if (fwd->flow6) {
+			fp_fib_params6(&fib, pkt, fwd->flow6, fwd->ingress);
+			mark = fwd->flow6->mark;
+		} else if (fwd->flow4) {
+			fp_fib_params4(&fib, pkt, fwd->flow4, fwd->ingress);
+			mark = fwd->flow4->mark;
 		}
 		reason = fp_nexthop_resolve(ctx, &fib, meta, cfg->nh_gen, mark,
 					    fp_kernel & FP_KERNEL_FIB_MARK,
-					    fp_kernel & FP_KERNEL_FIB_MTU);
+					    fp_kernel & FP_KERNEL_FIB_MTU, skb);
 		if (reason != FP_CONTINUE)
-			return fp_pass(reason);
+			return reason;
 	}
+	if (!skb && (meta->nh_flags & FP_NH_SKB_ONLY))
+		return FP_STAT_PASS_EGRESS;
+	if (!bpf_map_lookup_elem(&fp_tx_ports, &meta->oif))
+		return FP_STAT_PASS_EGRESS;
+	return FP_CONTINUE;
+}
+
+/* The address and port rewrite; the L4 checksum's deltas are left to the caller. */
+static __always_inline void fp_rewrite(struct fp_fwd *fwd, struct fp_l4_delta *l4)
+{
+	if (fwd->flow6)
+		fp_rewrite6(&fwd->pkt, fwd->flow6, l4);
+	else if (fwd->flow4)
+		fp_rewrite4(&fwd->pkt, fwd->flow4, l4);
+}
+
+/* Counts a forwarded packet: @segs segments on the wire, @l3_bytes in all of them. */
+static __always_inline void fp_account(struct fp_fwd *fwd, __u32 segs, __u32 l3_bytes)
+{
+	struct fp_flow_meta *meta = fwd->meta;
+
+	meta->last_seen_ns = fwd->now;
+	__sync_fetch_and_add(&meta->packets, segs);
+	__sync_fetch_and_add(&meta->bytes, l3_bytes);
+	fp_count(FP_STAT_FORWARDED, 1);
+	fp_count(FP_STAT_FORWARDED_BYTES, l3_bytes);
+}
+
+/* The fastpath for an XDP frame, on the CPU it arrived on or, with --steer, its flow's. */
+static __always_inline int fp_forward_xdp(struct xdp_md *ctx, const struct fp_config *cfg)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+	__u32 frame_len = data_end - data;
+	struct fp_fwd fwd = {.ingress = ctx->ingress_ifindex};
+	struct fp_pkt *pkt = &fwd.pkt;
+	struct fp_l4_delta l4;
+	struct fp_flow_meta *meta;
+	enum fp_stat reason;
+	__u16 l2_len;
+
+	reason = fp_parse_l2(data, data_end, frame_len, pkt);
+	if (reason == FP_CONTINUE)
+		reason = fp_l2_ingress(pkt, cfg, &fwd.ingress);
+	if (reason == FP_CONTINUE)
+		reason = fp_parse_l3(data, data_end, frame_len, pkt);
+	if (reason == FP_CONTINUE)
+		reason = fp_decide(ctx, cfg, &fwd, false);
+	if (reason != FP_CONTINUE)
+		return fp_pass(reason);
+	meta = fwd.meta;
+
 	/* Too big: the kernel fragments or sends ICMP Fragmentation Needed / Packet Too Big.
 	 * What follows the Ethernet header counts, padding included (the parser made sure the
 	 * IP packet is within it): the redirect drops a frame longer than the egress takes,
 	 * however short its IP packet, where the kernel's path trims the padding. */
-	if ((__u32)(ctx->data_end - ctx->data) - pkt.l2_len > meta->mtu)
+	if (frame_len - pkt->l2_len > meta->mtu)
 		return fp_pass(FP_STAT_PASS_MTU);
-	if (!bpf_map_lookup_elem(&fp_tx_ports, &meta->oif))
-		return fp_pass(FP_STAT_PASS_EGRESS);
 
 	/* A tag or PPPoE header in or out: move the frame's start. Nothing is written yet, so
 	 * a failure still passes the packet as it came. */
-	l2_len = fp_l2_len(meta);
-	if (l2_len != pkt.l2_len) {
-		if (bpf_xdp_adjust_head(ctx, (int)pkt.l2_len - (int)l2_len))
+	l2_len = fp_l2_len(meta->encap);
+	if (l2_len != pkt->l2_len) {
+		if (bpf_xdp_adjust_head(ctx, (int)pkt->l2_len - (int)l2_len))
 			return fp_pass(FP_STAT_PASS_NO_HEADROOM);
-		if (!fp_l2_reload(ctx, &pkt, l2_len))
+		data = (void *)(long)ctx->data;
+		data_end = (void *)(long)ctx->data_end;
+		if (!fp_l2_reload(data, data_end, pkt, l2_len))
 			return XDP_ABORTED;
 	}
 
 	/* Decided: from here on the packet is forwarded. */
-	if (flow6)
-		fp_rewrite6(&pkt, flow6);
-	else if (flow4)
-		fp_rewrite4(&pkt, flow4);
-	if (!fp_l2_write(ctx, &pkt, meta))
+	fp_rewrite(&fwd, &l4);
+	fp_l4csum_apply(pkt, &l4);
+	if (!fp_l2_write(data, data_end, pkt, meta, meta->encap))
 		return XDP_ABORTED;
-
-	meta->last_seen_ns = now;
-	__sync_fetch_and_add(&meta->packets, 1);
-	__sync_fetch_and_add(&meta->bytes, pkt.l3_len);
-	fp_count(FP_STAT_FORWARDED, 1);
-	fp_count(FP_STAT_FORWARDED_BYTES, pkt.l3_len);
+	fp_account(&fwd, 1, pkt->l3_len);
 	return bpf_redirect_map(&fp_tx_ports, meta->oif, 0);
 }
 
@@ -272,7 +325,12 @@ static __always_inline bool fp_steer_to_cpu(struct xdp_md *ctx, const struct fp_
 	struct fp_pkt pkt = {};
 	__u32 hash, slot, *cpu;
 
-	if (fp_parse_l2(ctx, &pkt) != FP_CONTINUE || fp_parse_l3(ctx, &pkt) != FP_CONTINUE)
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+	__u32 frame_len = data_end - data;
+
+	if (fp_parse_l2(data, data_end, frame_len, &pkt) != FP_CONTINUE ||
+	    fp_parse_l3(data, data_end, frame_len, &pkt) != FP_CONTINUE)
 		return false;
 	if (pkt.ipv6) {
 		const struct ipv6hdr *ip6h = pkt.l3;
@@ -308,7 +366,7 @@ int FP_PROG(struct xdp_md *ctx)
 		return XDP_PASS; /* cannot happen: an array's entry */
 	if (cfg->steer_cpus && fp_steer_to_cpu(ctx, cfg))
 		return XDP_REDIRECT;
-	return fp_forward(ctx, cfg);
+	return fp_forward_xdp(ctx, cfg);
 }
 
 /* Run by a fp_cpus entry on the CPU a packet was steered to. */
@@ -320,7 +378,81 @@ int FP_PROG_CPU(struct xdp_md *ctx)
 
 	if (!cfg)
 		return XDP_PASS;
-	return fp_forward(ctx, cfg);
+	return fp_forward_xdp(ctx, cfg);
+}
+
+/*
+ * The fastpath for an skb at the tc ingress hook, after GRO: an aggregate of a TCP
+ * connection goes out whole, for the egress to cut (GSO, or the NIC's TSO). Passing is
+ * TC_ACT_UNSPEC: the next tc program or filter, if any, then the kernel.
+ */
+static __always_inline int fp_forward_tc(struct __sk_buff *skb, const struct fp_config *cfg)
+{
+	struct fp_fwd fwd = {.ingress = skb->ifindex};
+	struct fp_pkt *pkt = &fwd.pkt;
+	struct fp_flow_meta *meta;
+	struct fp_l4_delta l4;
+	void *data, *data_end;
+	enum fp_stat reason;
+	__u32 csum_off, segs;
+
+	/* The headers must be in the skb's linear part to be read in place. */
+	if (skb->data_end - skb->data < FP_SKB_HEADERS && skb->len > skb->data_end - skb->data)
+		bpf_skb_pull_data(skb, skb->len < FP_SKB_HEADERS ? skb->len : FP_SKB_HEADERS);
+	data = (void *)(long)skb->data;
+	data_end = (void *)(long)skb->data_end;
+
+	reason = fp_parse_l2(data, data_end, skb->len, pkt);
+	if (reason == FP_CONTINUE)
+		reason = fp_skb_vlan(skb, pkt);
+	if (reason == FP_CONTINUE)
+		reason = fp_l2_ingress(pkt, cfg, &fwd.ingress);
+	if (reason == FP_CONTINUE)
+		reason = fp_parse_l3(data, data_end, skb->len, pkt);
+	/* PPPoE stays with the kernel here for now: its header in or out moves the frame's
+	 * start, which an aggregate's segmentation does not follow. */
+	if (reason == FP_CONTINUE && pkt->pppoe_sid)
+		reason = FP_STAT_PASS_PPPOE;
+	if (reason == FP_CONTINUE)
+		reason = fp_decide(skb, cfg, &fwd, true);
+	if (reason == FP_CONTINUE && (fwd.meta->encap & FP_ENCAP_PPPOE))
+		reason = FP_STAT_PASS_PPPOE;
+	if (reason == FP_CONTINUE && fp_skb_wire_len(skb, pkt) > fwd.meta->mtu)
+		reason = FP_STAT_PASS_MTU;
+	if (reason != FP_CONTINUE) {
+		fp_count(reason, 1);
+		return TC_ACT_UNSPEC;
+	}
+	meta = fwd.meta;
+
+	/* Decided: from here on the packet is forwarded. Written in place first; the
+	 * kernel's helpers after, as they move the packet's pointers. */
+	csum_off = (void *)pkt->l4csum - data;
+	fp_rewrite(&fwd, &l4);
+	if (!fp_l2_write(data, data_end, pkt, meta, 0))
+		return TC_ACT_SHOT;
+	fp_skb_l4csum_apply(skb, pkt, csum_off, &l4);
+	if (!fp_skb_vlan_write(skb, meta))
+		return TC_ACT_SHOT;
+
+	segs = fp_skb_segs(skb, pkt);
+	fp_account(&fwd, segs, pkt->l3_len + (segs - 1) * pkt->l3l4_hlen);
+	if (segs > 1) {
+		fp_count(FP_STAT_FORWARDED_GSO, 1);
+		fp_count(FP_STAT_FORWARDED_GSO_SEGS, segs);
+	}
+	return bpf_redirect(meta->oif, 0);
+}
+
+SEC("tc")
+int FP_PROG_TC(struct __sk_buff *skb)
+{
+	__u32 zero = 0;
+	struct fp_config *cfg = bpf_map_lookup_elem(&fp_config, &zero);
+
+	if (!cfg)
+		return TC_ACT_UNSPEC;
+	return fp_forward_tc(skb, cfg);
 }
 
 char LICENSE[] SEC("license") = "GPL";

@@ -27,6 +27,7 @@
 #define FP_MAP_STEER	fp_steer
 #define FP_PROG		xdp_fastpath
 #define FP_PROG_CPU	xdp_fastpath_cpu /* the fastpath, run by a cpumap entry (--steer) */
+#define FP_PROG_TC	xdp_fastpath_tc	 /* the fastpath at the tc ingress hook */
 #define FP_NAME_(x)	#x
 #define FP_NAME(x)	FP_NAME_(x) /* the string of an identifier above */
 
@@ -89,7 +90,8 @@ struct fp_flow_meta {
 	__be16 vlan_tci;  /* with FP_ENCAP_VLAN */
 	__be16 pppoe_sid; /* with FP_ENCAP_PPPOE */
 	__u8 encap;	  /* FP_ENCAP_*: headers pushed between Ethernet and IP on egress */
-	__u8 pad[3];
+	__u8 nh_flags;	  /* FP_NH_* */
+	__u8 pad[2];
 };
 
 struct fp_flow4 {
@@ -169,6 +171,13 @@ enum {
 	FP_EGRESS_NO_XMIT = 1 << 3,
 };
 
+/* fp_flow_meta.nh_flags */
+enum {
+	/* The egress cannot take redirected XDP frames now, but skbs: resolved by the tc
+	 * entry point, which forwards it; the XDP entry point passes. */
+	FP_NH_SKB_ONLY = 1 << 0,
+};
+
 /* fp_flow_meta.encap: what the datapath pushes below IP on egress */
 enum {
 	FP_ENCAP_VLAN = 1 << 0,	 /* 802.1Q tag, 4 bytes */
@@ -239,7 +248,9 @@ struct fp_daemon_state {
  * Per-CPU counters, one per outcome. X(enum suffix, name shown to users).
  * Every packet the program sees is counted in exactly one FP_STAT_PASS_* or in
  * FP_STAT_FORWARDED (FP_STAT_FORWARDED_BYTES adds its L3 length). FP_STAT_STEERED counts
- * packets handed to another CPU (--steer), which counts them again by their outcome.
+ * packets handed to another CPU (--steer), which counts them again by their outcome. At the
+ * tc hook a packet may be a GRO aggregate, counted once; FORWARDED_BYTES adds the L3 bytes
+ * of the segments it leaves as, FORWARDED_GSO_SEGS their number.
  */
 #define FP_STATS(X)                                                                                \
 	X(FORWARDED, "forwarded")                                                                  \
@@ -266,7 +277,9 @@ struct fp_daemon_state {
 	X(PASS_EGRESS, "pass_egress_not_attached") /* or unable to take XDP frames now */          \
 	X(PASS_MTU, "pass_mtu")                                                                    \
 	X(PASS_NO_HEADROOM, "pass_no_headroom")                                                    \
-	X(STEERED, "steered")
+	X(STEERED, "steered")                                                                      \
+	X(FORWARDED_GSO, "forwarded_gso") /* of FORWARDED: GRO aggregates (tc hook) */             \
+	X(FORWARDED_GSO_SEGS, "forwarded_gso_segments") /* the segments they are sent as */
 
 #define FP_STAT_ENUM(id, name) FP_STAT_##id,
 enum fp_stat { FP_STATS(FP_STAT_ENUM) FP_STAT_MAX };

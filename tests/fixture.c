@@ -110,6 +110,7 @@ void fx_load(uint32_t kernel)
 	if (xdp_fastpath__load(fx.skel))
 		DIE("loading the XDP program failed: %s", strerror(errno));
 	fx.prog_fd = bpf_program__fd(fx.skel->progs.xdp_fastpath);
+	fx.prog_tc_fd = bpf_program__fd(fx.skel->progs.xdp_fastpath_tc);
 	fx_reset();
 }
 
@@ -229,6 +230,22 @@ int fx_run(const uint8_t *in, uint32_t in_len, int ingress, uint8_t *out, uint32
 		return fx_wire_run(in, in_len, ingress, out, out_len);
 	if (bpf_prog_test_run_opts(fx.prog_fd, &opts))
 		DIE("BPF_PROG_TEST_RUN: %s", strerror(errno));
+	*out_len = opts.data_size_out;
+	return opts.retval;
+}
+
+int fx_run_tc(const uint8_t *in, uint32_t in_len, int ingress, uint16_t gso_size, uint8_t *out,
+	      uint32_t *out_len)
+{
+	/* ifindex puts the skb on the device, as the tc hook sees it; gso_segs stays 0, as
+	 * the program counts the segments itself. */
+	struct __sk_buff ctx = {.ifindex = ingress, .gso_size = gso_size};
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = in, .data_size_in = in_len, .data_out = out,
+		    .data_size_out = PKT_MAX, .ctx_in = &ctx, .ctx_size_in = sizeof(ctx),
+		    .repeat = 1);
+
+	if (bpf_prog_test_run_opts(fx.prog_tc_fd, &opts))
+		DIE("BPF_PROG_TEST_RUN of the tc entry point: %s", strerror(errno));
 	*out_len = opts.data_size_out;
 	return opts.retval;
 }

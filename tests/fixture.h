@@ -50,7 +50,8 @@ extern const uint8_t fx_port_mac[6], fx_peer_mac[6];
 
 struct fixture {
 	struct xdp_fastpath *skel;
-	int prog_fd;
+	int prog_fd;	/* the XDP entry point */
+	int prog_tc_fd; /* the tc entry point */
 	int lan_ifindex, wan_ifindex, port_ifindex;
 	int nr_cpus;
 	uint32_t kernel; /* FP_KERNEL_* the program was loaded with */
@@ -84,6 +85,10 @@ void fx_add_fdb(uint32_t bridge, const uint8_t mac[6], uint32_t port);
  * program (over the port's MTU) or from it (a tagged runt the stack drops). */
 #define FX_UNDELIVERABLE (-1)
 int fx_run(const uint8_t *in, uint32_t in_len, int ingress, uint8_t *out, uint32_t *out_len);
+/* Runs one frame through the tc entry point as an skb arriving on @ingress; a GRO
+ * aggregate if @gso_size. Returns the tc verdict (TC_ACT_*). */
+int fx_run_tc(const uint8_t *in, uint32_t in_len, int ingress, uint16_t gso_size, uint8_t *out,
+	      uint32_t *out_len);
 /* Sums the per-CPU stats. */
 void fx_read_stats(uint64_t stats[FP_STAT_MAX]);
 

@@ -3,6 +3,10 @@
  * Table-driven datapath tests: for each case a crafted frame in, a flow map state, and the
  * exact verdict, output bytes and counter expected out. Expected frames are built from
  * scratch with fully computed checksums, never derived from the program's output.
+ *
+ * Both entry points run the table: XDP all of it, tc the cases without a tag or PPPoE
+ * header (at the tc hook a tag is in the skb, not the frame, and PPPoE passes), with the
+ * same expectations; tc_cases add what only the tc hook does (GRO aggregates).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -11,6 +15,7 @@
 #include <string.h>
 #include <linux/if_ether.h>
 #include <linux/bpf.h>
+#include <linux/pkt_cls.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -65,7 +70,10 @@ struct dp_case {
 	enum iface egress;		 /* REDIRECT: expected egress */
 	struct pkt_spec out;		 /* REDIRECT: the expected frame */
 	bool out_udp_csum_folds_to_zero; /* choose the payload so it does */
+	uint16_t gso_size;		 /* tc: the input is a GRO aggregate of such segments */
 };
+
+enum hook { HOOK_XDP, HOOK_TC };
 
 /* PPPoE length (after a 14-byte Ethernet header) one short of the IP packet it carries. */
 static void pppoe_len_short(uint8_t *buf, size_t *len)
@@ -542,7 +550,114 @@ static const struct dp_case cases[] = {
 	  { SNAT_WAN, .ingress = LAN }, .topo = TOPO_LAN_BRIDGE, .verdict = XDP_PASS,
 	  .stat = FP_STAT_PASS_OTHER_HOST },
 };
+
+/* What only the tc entry point does; verdicts are written as XDP's and mapped. WAN's MTU is
+ * 1400: an aggregate of 800-byte segments is 840 bytes per segment of IPv4 and TCP. */
+static const struct dp_case tc_cases[] = {
+	{ "tc: ipv4 tcp aggregate goes out whole, snat", LAN,
+	  { FROM_LAN, CLI4, .proto = IPPROTO_TCP, .payload_len = 2400 }, { SNAT_WAN },
+	  .gso_size = 800, .verdict = XDP_REDIRECT, .stat = FP_STAT_FORWARDED, .egress = WAN,
+	  .out = { TO_WAN, CLI4_SNAT_OUT, .proto = IPPROTO_TCP, .ttl = 63, .payload_len = 2400 } },
+	{ "tc: ipv4 tcp aggregate with a short last segment", WAN,
+	  { FROM_WAN, .family = 4, .saddr = "198.19.2.2", .daddr = "198.19.2.1", .sport = 443,
+	    .dport = 61000, .proto = IPPROTO_TCP, .payload_len = 2001 },
+	  { .flags = FP_FLOW_DNAT, .nat_daddr = "198.18.1.2", .nat_dport = 40000 },
+	  .gso_size = 1000, .verdict = XDP_REDIRECT, .stat = FP_STAT_FORWARDED, .egress = LAN,
+	  .out = { TO_LAN, .family = 4, .saddr = "198.19.2.2", .daddr = "198.18.1.2", .sport = 443,
+		   .dport = 40000, .proto = IPPROTO_TCP, .ttl = 63, .payload_len = 2001 } },
+	{ "tc: ipv6 tcp aggregate goes out whole", LAN,
+	  { FROM_LAN, CLI6, .proto = IPPROTO_TCP, .payload_len = 2400 }, { 0 },
+	  .gso_size = 800, .verdict = XDP_REDIRECT, .stat = FP_STAT_FORWARDED, .egress = WAN,
+	  .out = { TO_WAN, CLI6, .proto = IPPROTO_TCP, .ttl = 63, .payload_len = 2400 } },
+	{ "tc: ipv6 tcp aggregate, nat66", LAN,
+	  { FROM_LAN, CLI6, .proto = IPPROTO_TCP, .payload_len = 1600 },
+	  { .flags = FP_FLOW_SNAT, .nat_saddr = "2001:2:0:2::1", .nat_sport = 61000 },
+	  .gso_size = 800, .verdict = XDP_REDIRECT, .stat = FP_STAT_FORWARDED, .egress = WAN,
+	  .out = { TO_WAN, .family = 6, .saddr = "2001:2:0:2::1", .daddr = "2001:2:0:2::2",
+		   .sport = 61000, .dport = 443, .proto = IPPROTO_TCP, .ttl = 63,
+		   .payload_len = 1600 } },
+	{ "tc: aggregate whose segments exceed the mtu passes", LAN,
+	  { FROM_LAN, CLI4, .proto = IPPROTO_TCP, .payload_len = 2800 }, { SNAT_WAN },
+	  .gso_size = FX_WAN_MTU - 40 + 1, .verdict = XDP_PASS, .stat = FP_STAT_PASS_MTU },
+	{ "tc: aggregate of segments of exactly the mtu", LAN,
+	  { FROM_LAN, CLI4, .proto = IPPROTO_TCP, .payload_len = 2 * (FX_WAN_MTU - 40) },
+	  { SNAT_WAN }, .gso_size = FX_WAN_MTU - 40, .verdict = XDP_REDIRECT,
+	  .stat = FP_STAT_FORWARDED, .egress = WAN,
+	  .out = { TO_WAN, CLI4_SNAT_OUT, .proto = IPPROTO_TCP, .ttl = 63,
+		   .payload_len = 2 * (FX_WAN_MTU - 40) } },
+	{ "tc: a packet over the mtu passes", LAN,
+	  { FROM_LAN, CLI4, .proto = IPPROTO_UDP, .payload_len = FX_WAN_MTU }, { SNAT_WAN },
+	  .verdict = XDP_PASS, .stat = FP_STAT_PASS_MTU },
+	{ "tc: a tag in the frame is an inner one and passes", LAN,
+	  { FROM_LAN, CLI4, .vlan_id = 7, .proto = IPPROTO_TCP }, { SNAT_WAN },
+	  .verdict = XDP_PASS, .stat = FP_STAT_PASS_VLAN },
+	{ "tc: pppoe in passes", PORT,
+	  { .dmac = MAC_PORT, .smac = MAC_PEER, .pppoe_sid = FX_SID, .family = 4,
+	    .saddr = "198.19.2.2", .daddr = "198.19.2.1", .sport = 443, .dport = 61000,
+	    .proto = IPPROTO_TCP }, { .flags = FP_FLOW_DNAT, .nat_daddr = "198.18.1.2",
+	  .nat_dport = 40000, .ingress = WAN }, .topo = TOPO_WAN_PPPOE, .verdict = XDP_PASS,
+	  .stat = FP_STAT_PASS_PPPOE },
+	{ "tc: pppoe out passes", LAN, { FROM_LAN, CLI4, .proto = IPPROTO_TCP }, { SNAT_WAN },
+	  .topo = TOPO_WAN_PPPOE, .verdict = XDP_PASS, .stat = FP_STAT_PASS_PPPOE },
+	{ "tc: the tag out goes into the skb, not the frame", LAN,
+	  { FROM_LAN, CLI4, .proto = IPPROTO_TCP, .payload_len = 50 }, { SNAT_WAN },
+	  .topo = TOPO_WAN_VLAN, .verdict = XDP_REDIRECT, .stat = FP_STAT_FORWARDED, .egress = PORT,
+	  .out = { .dmac = MAC_WAN_HOST, .smac = MAC_WAN, CLI4_SNAT_OUT, .proto = IPPROTO_TCP,
+		   .ttl = 63, .payload_len = 50 } },
+	{ "tc: an egress that cannot take xdp frames takes skbs", LAN,
+	  { FROM_LAN, CLI4, .proto = IPPROTO_TCP, .payload_len = 30 }, { SNAT_WAN },
+	  .topo = TOPO_WAN_NO_XMIT, .verdict = XDP_REDIRECT, .stat = FP_STAT_FORWARDED,
+	  .egress = WAN,
+	  .out = { TO_WAN, CLI4_SNAT_OUT, .proto = IPPROTO_TCP, .ttl = 63, .payload_len = 30 } },
+	{ "tc: bridge: a port that cannot take xdp frames takes skbs", WAN,
+	  { FROM_WAN, .family = 4, .saddr = "198.19.2.2", .daddr = "198.19.2.1", .sport = 443,
+	    .dport = 61000, .proto = IPPROTO_TCP, .payload_len = 40 },
+	  { .flags = FP_FLOW_DNAT, .nat_daddr = "198.18.1.2", .nat_dport = 40000 },
+	  .topo = TOPO_LAN_BRIDGE_NO_XMIT, .verdict = XDP_REDIRECT, .stat = FP_STAT_FORWARDED,
+	  .egress = PORT,
+	  .out = { TO_LAN, .family = 4, .saddr = "198.19.2.2", .daddr = "198.18.1.2", .sport = 443,
+		   .dport = 40000, .proto = IPPROTO_TCP, .ttl = 63, .payload_len = 40 } },
+};
 /* clang-format on */
+
+/* The table cases the tc entry point takes as XDP does: no tag or PPPoE in or out. And
+ * no frame cut inside its IP header, which the kernel's test run of an skb refuses. */
+static bool shared_with_tc(const struct dp_case *c)
+{
+	if (c->mangle == cut_after_eth || c->mangle == cut_ipv4 || c->mangle == cut_ipv6)
+		return false;
+	switch (c->topo) {
+	case TOPO_WAN_VLAN:
+	case TOPO_WAN_PPPOE:
+	case TOPO_WAN_VLAN_PPPOE:
+	case TOPO_WAN_NO_XMIT:
+	case TOPO_LAN_BRIDGE_NO_XMIT:
+		return false;
+	default:
+		return !c->in.vlan_id && !c->in.pppoe_sid && !c->out.vlan_id && !c->out.pppoe_sid;
+	}
+}
+
+static int tc_verdict(int xdp_verdict)
+{
+	if (xdp_verdict == XDP_REDIRECT)
+		return TC_ACT_REDIRECT;
+	if (xdp_verdict == XDP_PASS)
+		return TC_ACT_UNSPEC; /* on to the next filter, then the kernel */
+	return TC_ACT_SHOT;
+}
+
+/* Segments of a GRO aggregate of the case's output packet, and the IP and TCP/UDP bytes
+ * each repeats. */
+static uint32_t case_segs(const struct dp_case *c, uint32_t *hdrs)
+{
+	uint32_t payload = c->in.payload_len;
+
+	*hdrs = (c->in.family == 6 ? 40 : 20) + (c->in.proto == IPPROTO_TCP ? 20 : 8);
+	if (!c->gso_size || payload <= c->gso_size)
+		return 1;
+	return (payload + c->gso_size - 1) / c->gso_size;
+}
 
 static int iface_index(enum iface i)
 {
@@ -732,7 +847,7 @@ static size_t build_expected(const struct dp_case *c, uint8_t *buf)
 }
 
 static void check_stats(const uint64_t before[FP_STAT_MAX], const uint64_t after[FP_STAT_MAX],
-			enum fp_stat want, uint64_t l3_len)
+			enum fp_stat want, uint64_t l3_len, uint32_t segs)
 {
 	for (int i = 0; i < FP_STAT_MAX; i++) {
 		uint64_t delta = after[i] - before[i], expect = 0;
@@ -741,21 +856,28 @@ static void check_stats(const uint64_t before[FP_STAT_MAX], const uint64_t after
 			expect = 1;
 		if (i == FP_STAT_FORWARDED_BYTES && want == FP_STAT_FORWARDED)
 			expect = l3_len;
+		if (i == FP_STAT_FORWARDED_GSO && want == FP_STAT_FORWARDED && segs > 1)
+			expect = 1;
+		if (i == FP_STAT_FORWARDED_GSO_SEGS && want == FP_STAT_FORWARDED && segs > 1)
+			expect = segs;
 		CHECK(delta == expect, "counter %s moved by %llu, want %llu", fp_stat_names[i],
 		      (unsigned long long)delta, (unsigned long long)expect);
 	}
 }
 
-static void run_case(const struct dp_case *c)
+static void run_case(const struct dp_case *c, enum hook hook)
 {
 	static uint8_t in[PKT_MAX], out[PKT_MAX], want[PKT_MAX];
 	uint64_t before[FP_STAT_MAX], after[FP_STAT_MAX];
 	struct pkt_spec in_spec = c->in;
-	uint32_t out_len;
+	uint32_t out_len, hdrs, segs = case_segs(c, &hdrs);
 	size_t in_len, want_len;
-	int verdict;
+	int verdict, want_verdict = hook == HOOK_TC ? tc_verdict(c->verdict) : c->verdict;
+	char name[160];
 
-	tl_case_begin(c->name);
+	snprintf(name, sizeof(name), "%s%s",
+		 hook == HOOK_TC && strncmp(c->name, "tc: ", 4) ? "tc: " : "", c->name);
+	tl_case_begin(name);
 	fx_reset();
 	apply_cfg(c->cfg);
 	apply_topo(c->topo);
@@ -778,11 +900,16 @@ static void run_case(const struct dp_case *c)
 		c->mangle(in, &in_len);
 
 	fx_read_stats(before);
-	verdict = fx_run(in, in_len, iface_index(c->ingress), out, &out_len);
+	if (hook == HOOK_TC)
+		verdict =
+			fx_run_tc(in, in_len, iface_index(c->ingress), c->gso_size, out, &out_len);
+	else
+		verdict = fx_run(in, in_len, iface_index(c->ingress), out, &out_len);
 	fx_read_stats(after);
 
-	CHECK(verdict == c->verdict, "verdict %d, want %d", verdict, c->verdict);
+	CHECK(verdict == want_verdict, "verdict %d, want %d", verdict, want_verdict);
 	if (c->verdict == XDP_REDIRECT) {
+		uint64_t l3_bytes;
 		struct fp_flow_meta meta;
 		struct pkt_view v;
 
@@ -799,17 +926,20 @@ static void run_case(const struct dp_case *c)
 		CHECK(read_flow_meta(c, &meta), "flow vanished");
 		CHECK(meta.oif == (uint32_t)iface_index(c->egress), "egress %u, want %d", meta.oif,
 		      iface_index(c->egress));
-		CHECK(meta.packets == 1 && meta.bytes == v.l3_len,
-		      "flow counters %llu packets %llu bytes, want 1 and %zu",
-		      (unsigned long long)meta.packets, (unsigned long long)meta.bytes, v.l3_len);
-		check_stats(before, after, c->stat, v.l3_len);
+		/* An aggregate counts as the segments it leaves as. */
+		l3_bytes = v.l3_len + (segs - 1) * hdrs;
+		CHECK(meta.packets == segs && meta.bytes == l3_bytes,
+		      "flow counters %llu packets %llu bytes, want %u and %llu",
+		      (unsigned long long)meta.packets, (unsigned long long)meta.bytes, segs,
+		      (unsigned long long)l3_bytes);
+		check_stats(before, after, c->stat, l3_bytes, segs);
 	} else {
 		struct fp_flow_meta meta;
 
 		CHECK(out_len == in_len && !memcmp(out, in, in_len), "passed frame was modified");
 		if (out_len != in_len || memcmp(out, in, in_len))
 			tl_hexdump_diff(out, out_len, in, in_len);
-		check_stats(before, after, c->stat, 0);
+		check_stats(before, after, c->stat, 0, 1);
 		if (!c->flow.none && read_flow_meta(c, &meta)) {
 			bool fin_rst = c->in.proto == IPPROTO_TCP && (c->in.tcp_flags & 0x05) &&
 				       c->stat == FP_STAT_PASS_TCP_FLAGS;
@@ -1056,6 +1186,51 @@ static void test_steering(void)
 	tl_case_end();
 }
 
+/* Every table case through XDP, and through tc those it shares and its own. */
+static void run_tables(void)
+{
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		run_case(&cases[i], HOOK_XDP);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (shared_with_tc(&cases[i]))
+			run_case(&cases[i], HOOK_TC);
+	for (size_t i = 0; i < sizeof(tc_cases) / sizeof(tc_cases[0]); i++)
+		run_case(&tc_cases[i], HOOK_TC);
+}
+
+/*
+ * A next hop the tc entry point resolved through a port that cannot take XDP frames is
+ * cached for skbs only: a frame of the same flow at the XDP entry point (a bridge whose
+ * ports are on both hooks) passes rather than be dropped by the redirect.
+ */
+static void test_tc_skb_only(void)
+{
+	const struct dp_case *c = NULL;
+	uint8_t in[PKT_MAX], out[PKT_MAX];
+	uint64_t before[FP_STAT_MAX], after[FP_STAT_MAX];
+	uint32_t out_len;
+	size_t in_len;
+	int verdict;
+
+	for (size_t i = 0; i < sizeof(tc_cases) / sizeof(tc_cases[0]); i++)
+		if (tc_cases[i].topo == TOPO_WAN_NO_XMIT)
+			c = &tc_cases[i];
+	tl_case_begin("tc: a next hop for skbs only is not the xdp entry point's");
+	fx_reset();
+	apply_cfg(c->cfg);
+	apply_topo(c->topo);
+	install_flow(c);
+	in_len = pkt_build(&c->in, in);
+	verdict = fx_run_tc(in, in_len, iface_index(c->ingress), 0, out, &out_len);
+	CHECK_EQ(verdict, TC_ACT_REDIRECT, "the tc verdict");
+	fx_read_stats(before);
+	verdict = fx_run(in, in_len, iface_index(c->ingress), out, &out_len);
+	fx_read_stats(after);
+	CHECK_EQ(verdict, XDP_PASS, "the xdp verdict");
+	check_stats(before, after, FP_STAT_PASS_EGRESS, 0, 1);
+	tl_case_end();
+}
+
 /*
  * The program as a kernel without any of the newer features gets it (5.10: no coarse clock,
  * no fib mark), tried on this kernel too: every table case must come out the same, and
@@ -1069,8 +1244,7 @@ static void test_kernel_fallbacks(void)
 	if (!kernel)
 		return; /* the suite ran like this already */
 	fx_load(0);
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		run_case(&cases[i]);
+	run_tables();
 	test_nexthop_mark();
 	test_flow_counters();
 	if (tl_failed != failed)
@@ -1080,8 +1254,8 @@ static void test_kernel_fallbacks(void)
 
 void test_datapath(void)
 {
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		run_case(&cases[i]);
+	run_tables();
+	test_tc_skb_only();
 	test_nexthop_generation();
 	test_nexthop_mark();
 	test_flow_counters();
