@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * attach and detach. The program is attached through a bpf_link pinned beside the maps
- * (link_IFINDEX), so it stays attached after the command exits, cannot be replaced by
- * accident, and goes away when its pin is removed. A command that fails undoes what it did.
+ * attach and detach. Each interface gets the datapath at one hook (hooks.c: native or
+ * generic XDP, or tc), pinned beside the maps so that it stays attached after the command
+ * exits. A command that fails undoes what it did.
  */
 #include <errno.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +19,7 @@
 #include "common.h"
 #include "daemon.h"
 #include "flowmap.h"
+#include "hooks.h"
 #include "instance.h"
 #include "qdisc.h"
 #include "steer.h"
@@ -32,8 +32,9 @@
 struct iface {
 	const char *name;
 	int ifindex;
-	int link_fd;
-	const char *mode; /* what it was attached in */
+	enum fp_hook hook; /* what it is attached at */
+	const char *how;   /* tc: "tcx" or "clsact" */
+	char why[96];	   /* --mode auto: why this hook */
 };
 
 static int resolve_ifaces(int argc, char **argv, struct iface *ifs)
@@ -43,7 +44,7 @@ static int resolve_ifaces(int argc, char **argv, struct iface *ifs)
 		return -E2BIG;
 	}
 	for (int i = 0; i < argc; i++) {
-		ifs[i] = (struct iface){.name = argv[i], .link_fd = -1};
+		ifs[i] = (struct iface){.name = argv[i]};
 		ifs[i].ifindex = if_nametoindex(argv[i]);
 		if (!ifs[i].ifindex) {
 			fp_err("%s: no such interface (see 'ip link show')", argv[i]);
@@ -100,12 +101,12 @@ static int check_port(const struct iface *ifc)
  * whose driver cannot take XDP frames drops them, counted nowhere of ours; a generic-mode
  * instance redirects skbs, which any device takes.
  */
-static int check_redirect_target(const struct iface *ifc, int mode)
+static int check_redirect_target(const struct iface *ifc)
 {
 	char why[160];
 	int takes;
 
-	if (mode == XDP_FLAGS_SKB_MODE)
+	if (ifc->hook != FP_HOOK_NATIVE)
 		return 0;
 	takes = fp_takes_redirects(ifc->ifindex, why, sizeof(why));
 	if (takes == -EOPNOTSUPP || takes == 1)
@@ -114,21 +115,26 @@ static int check_redirect_target(const struct iface *ifc, int mode)
 		fp_err("%s: cannot read its XDP features: %s", ifc->name, strerror(-takes));
 		return takes;
 	}
-	fp_err("%s cannot take redirected XDP frames (%s): use --mode generic", ifc->name,
-	       why[0] ? why : "no ndo_xdp_xmit");
+	fp_err("%s cannot take redirected XDP frames (%s): use --mode tc or --mode generic",
+	       ifc->name, why[0] ? why : "no ndo_xdp_xmit");
 	return -EOPNOTSUPP;
 }
 
 /*
  * A veth whose peer transmits with checksum offload hands over packets with partial
- * checksums, which a redirect forwards broken (veth_peer.h): refused, naming the fix. The
- * daemon keeps the connections of a peer that turns it on later in the kernel.
+ * checksums, which an XDP redirect forwards broken (veth_peer.h): refused, naming the fix
+ * and the tc hook, which keeps them right. The daemon keeps the connections of a peer that
+ * turns it on later in the kernel.
  */
 static int check_peer_checksum(const struct iface *ifc)
 {
 	struct fp_veth_peer peer;
 	char fix[128];
-	int err = fp_veth_peer(ifc->ifindex, &peer);
+	int err;
+
+	if (ifc->hook == FP_HOOK_TC)
+		return 0;
+	err = fp_veth_peer(ifc->ifindex, &peer);
 
 	if (err == -ENOENT) {
 		fp_log(LOG_WARNING,
@@ -145,17 +151,25 @@ static int check_peer_checksum(const struct iface *ifc)
 		return 0;
 	fp_veth_peer_ethtool(&peer, "tx off", fix, sizeof(fix));
 	fp_err("%s: its veth peer %s transmits with checksum offload, whose partial checksums "
-	       "the fastpath would forward broken; turn it off first: %s",
+	       "XDP would forward broken; use --mode tc, or turn it off first: %s",
 	       ifc->name, peer.name, fix);
 	return -EOPNOTSUPP;
 }
 
-/* Refuses an interface that already has an XDP program, ours or another. */
+/* Refuses an interface the instance is attached to already, and one that has an XDP
+ * program of another for the XDP hooks. The tc hook leaves other programs be. */
 static int check_free(const struct fp_instance *inst, const struct iface *ifc)
 {
 	LIBBPF_OPTS(bpf_xdp_query_opts, q);
-	int err = bpf_xdp_query(ifc->ifindex, 0, &q);
+	int err;
 
+	if (inst && fp_hook_pinned(inst, ifc->ifindex)) {
+		fp_err("%s: already attached", ifc->name);
+		return -EEXIST;
+	}
+	if (ifc->hook == FP_HOOK_TC)
+		return 0;
+	err = bpf_xdp_query(ifc->ifindex, 0, &q);
 	if (err) {
 		fp_err("%s: cannot query its XDP state: %s", ifc->name, strerror(-err));
 		return err;
@@ -176,53 +190,41 @@ static int check_free(const struct fp_instance *inst, const struct iface *ifc)
 
 static bool all_attached_here(const struct fp_instance *inst, const struct iface *ifs, int n)
 {
-	char path[PATH_MAX];
-
-	for (int i = 0; i < n; i++) {
-		fp_link_pin_path(inst, ifs[i].ifindex, path, sizeof(path));
-		if (access(path, F_OK))
+	for (int i = 0; i < n; i++)
+		if (!fp_hook_pinned(inst, ifs[i].ifindex))
 			return false;
-	}
 	return true;
 }
 
-static int link_in_mode(const struct fp_instance *inst, int ifindex, uint32_t flags)
+/* The hook each interface gets: --mode's, or what auto chooses for it. */
+static void choose_hook(struct iface *ifc, int mode)
 {
-	LIBBPF_OPTS(bpf_link_create_opts, lopts, .flags = flags);
-	int fd = bpf_link_create(inst->prog_fd, ifindex, BPF_XDP, &lopts);
-
-	return fd < 0 ? -errno : fd;
+	ifc->why[0] = '\0';
+	if (mode != FP_HOOK_AUTO)
+		ifc->hook = mode;
+	else
+		ifc->hook = fp_hook_choose(ifc->ifindex, ifc->why, sizeof(ifc->why));
 }
 
 static int attach_one(const struct fp_instance *inst, struct iface *ifc, int mode)
 {
-	char path[PATH_MAX];
 	uint32_t ifindex = ifc->ifindex;
-	int fd, err;
+	int err;
 
-	if (mode) {
-		fd = link_in_mode(inst, ifc->ifindex, mode);
-		ifc->mode = mode == XDP_FLAGS_DRV_MODE ? "native" : "generic";
-	} else {
-		/* auto: native if the driver supports it, generic otherwise */
-		fd = link_in_mode(inst, ifc->ifindex, XDP_FLAGS_DRV_MODE);
-		ifc->mode = "native";
-		if (fd < 0) {
-			fd = link_in_mode(inst, ifc->ifindex, XDP_FLAGS_SKB_MODE);
-			ifc->mode = "generic";
+	/* auto on a kernel that cannot say whether the driver has native XDP (before 6.3):
+	 * try it, quietly, and take tc if it fails. */
+	if (mode == FP_HOOK_AUTO && ifc->hook == FP_HOOK_NATIVE) {
+		err = fp_hook_attach(inst, ifc->ifindex, NULL, FP_HOOK_NATIVE, &ifc->how);
+		if (err) {
+			ifc->hook = FP_HOOK_TC;
+			snprintf(ifc->why, sizeof(ifc->why), "native XDP failed: %s",
+				 strerror(-err));
 		}
 	}
-	if (fd < 0) {
-		fp_err("%s: attaching in %s mode failed: %s%s", ifc->name, ifc->mode, strerror(-fd),
-		       mode == XDP_FLAGS_DRV_MODE ? " (try --mode generic)" : "");
-		return fd;
-	}
-	ifc->link_fd = fd;
-	fp_link_pin_path(inst, ifc->ifindex, path, sizeof(path));
-	if (bpf_obj_pin(fd, path)) {
-		err = -errno;
-		fp_err("%s: cannot pin its link at %s: %s", ifc->name, path, strerror(errno));
-		return err;
+	if (mode != FP_HOOK_AUTO || ifc->hook == FP_HOOK_TC) {
+		err = fp_hook_attach(inst, ifc->ifindex, ifc->name, ifc->hook, &ifc->how);
+		if (err)
+			return err;
 	}
 	if (bpf_map_update_elem(inst->tx_ports_fd, &ifindex, &ifindex, 0)) {
 		err = -errno;
@@ -232,22 +234,12 @@ static int attach_one(const struct fp_instance *inst, struct iface *ifc, int mod
 	return 0;
 }
 
-/* Detaches one interface: link, pin, egress entry and its flows. */
-static void detach_ifindex(const struct fp_instance *inst, int ifindex, int link_fd)
+/* Detaches one interface: its hook and pin, egress entry and its flows. */
+static void detach_ifindex(const struct fp_instance *inst, int ifindex)
 {
-	char path[PATH_MAX];
 	uint32_t key = ifindex;
-	int fd = link_fd;
 
-	fp_link_pin_path(inst, ifindex, path, sizeof(path));
-	if (fd < 0)
-		fd = bpf_obj_get(path);
-	if (fd >= 0) {
-		bpf_link_detach(fd);
-		if (fd != link_fd)
-			close(fd);
-	}
-	unlink(path);
+	fp_hook_detach(inst, ifindex);
 	bpf_map_delete_elem(inst->tx_ports_fd, &key);
 	fp_flows_delete_ifindex(inst, ifindex);
 }
@@ -290,7 +282,9 @@ int cmd_attach(int argc, char **argv, struct fp_options *opt)
 	}
 	/* Check every interface before changing anything. */
 	for (int i = 0; i < argc; i++)
-		if (check_port(&ifs[i]) || check_redirect_target(&ifs[i], opt->mode) ||
+		choose_hook(&ifs[i], opt->mode);
+	for (int i = 0; i < argc; i++)
+		if (check_port(&ifs[i]) || check_redirect_target(&ifs[i]) ||
 		    check_peer_checksum(&ifs[i]) ||
 		    check_free(inst.pin_dir[0] ? &inst : NULL, &ifs[i]) ||
 		    (!opt->allow_shaping && check_unshaped(&ifs[i])))
@@ -313,8 +307,11 @@ int cmd_attach(int argc, char **argv, struct fp_options *opt)
 		}
 	}
 	for (int i = 0; i < argc; i++) {
-		printf("%s: attached (%s mode)\n", ifs[i].name, ifs[i].mode);
-		close(ifs[i].link_fd);
+		if (ifs[i].hook == FP_HOOK_TC)
+			printf("%s: attached (tc hook, %s)", ifs[i].name, ifs[i].how);
+		else
+			printf("%s: attached (%s mode)", ifs[i].name, fp_hook_name(ifs[i].hook));
+		printf("%s%s\n", ifs[i].why[0] ? ": " : "", ifs[i].why);
 	}
 	fflush(stdout);
 
@@ -323,11 +320,8 @@ int cmd_attach(int argc, char **argv, struct fp_options *opt)
 	return err ? 1 : 0;
 
 out_undo:
-	for (int i = 0; i < done; i++) {
-		detach_ifindex(&inst, ifs[i].ifindex, ifs[i].link_fd);
-		if (ifs[i].link_fd >= 0)
-			close(ifs[i].link_fd);
-	}
+	for (int i = 0; i < done; i++)
+		detach_ifindex(&inst, ifs[i].ifindex);
 	if (created)
 		fp_instance_unpin(inst.pin_dir);
 out_close:
@@ -335,31 +329,11 @@ out_close:
 	return 1;
 }
 
-/* Interfaces with a link pinned in the instance. Returns how many. */
-static int pinned_links(const struct fp_instance *inst, int *ifindexes, int max)
-{
-	DIR *dir = opendir(inst->pin_dir);
-	struct dirent *de;
-	int n = 0;
-
-	if (!dir)
-		return 0;
-	while ((de = readdir(dir)) && n < max) {
-		int ifindex;
-
-		if (sscanf(de->d_name, "link_%d", &ifindex) == 1)
-			ifindexes[n++] = ifindex;
-	}
-	closedir(dir);
-	return n;
-}
-
 int cmd_detach(int argc, char **argv, struct fp_options *opt)
 {
 	struct iface ifs[MAX_IFACES];
 	int linked[MAX_IFACES], nr_linked;
 	struct fp_instance inst;
-	char path[PATH_MAX];
 	int err;
 
 	if (fp_check_environment(opt->pin_dir, false))
@@ -380,27 +354,26 @@ int cmd_detach(int argc, char **argv, struct fp_options *opt)
 		goto out;
 
 	for (int i = 0; i < argc; i++) {
-		fp_link_pin_path(&inst, ifs[i].ifindex, path, sizeof(path));
-		if (access(path, F_OK)) {
+		if (!fp_hook_pinned(&inst, ifs[i].ifindex)) {
 			fp_err("%s: not attached", ifs[i].name);
 			goto out;
 		}
 	}
 	for (int i = 0; i < argc; i++) {
-		detach_ifindex(&inst, ifs[i].ifindex, -1);
+		detach_ifindex(&inst, ifs[i].ifindex);
 		printf("%s: detached\n", ifs[i].name);
 	}
-	if (argc > 0 && pinned_links(&inst, linked, MAX_IFACES) > 0)
+	if (argc > 0 && fp_hook_pinned_all(&inst, linked, MAX_IFACES) > 0)
 		goto out_ok;
 
 	/* Nothing left attached: stop the daemon and remove the instance. */
 	fp_daemon_stop(&inst);
-	nr_linked = pinned_links(&inst, linked, MAX_IFACES);
+	nr_linked = fp_hook_pinned_all(&inst, linked, MAX_IFACES);
 	for (int i = 0; i < nr_linked; i++) {
 		char name[IF_NAMESIZE];
 
 		fp_ifname(linked[i], name);
-		detach_ifindex(&inst, linked[i], -1);
+		detach_ifindex(&inst, linked[i]);
 		printf("%s: detached\n", name);
 	}
 	fp_instance_close(&inst);

@@ -19,7 +19,7 @@ struct fp_options {
 	bool json;	     /* --json */
 	bool watch;	     /* --watch */
 	bool foreground;     /* --foreground */
-	int mode;	     /* XDP_FLAGS_DRV_MODE, XDP_FLAGS_SKB_MODE, or 0 for auto */
+	int mode;	     /* --mode: enum fp_hook (hooks.h), 0 for auto */
 	uint32_t flows;	     /* --flows: entries per family */
 	uint32_t lease_s;    /* --lease */
 	uint32_t scan_ms;    /* --scan-ms */
@@ -38,8 +38,10 @@ struct fp_options {
 struct fp_instance {
 	char pin_dir[PATH_MAX];
 	char name[NAME_MAX + 1]; /* basename of pin_dir: names pid and lock files */
-	int prog_fd;
+	int prog_fd;		 /* the XDP entry point */
 	uint32_t prog_id;
+	int prog_tc_fd; /* the tc entry point; -1 in an instance pinned without it */
+	uint32_t prog_tc_id;
 	int flows4_fd, flows6_fd, stats_fd, config_fd, tx_ports_fd, daemon_fd;
 	int ingress_fd, egress_fd, fdb_fd; /* layer 2 below routed interfaces (topology.c) */
 	int cpus_fd, steer_fd;		   /* --steer's cpumap and CPU list (steer.c) */

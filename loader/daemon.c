@@ -35,6 +35,7 @@
 #include "daemon.h"
 #include "firewall_watch.h"
 #include "flowmap.h"
+#include "hooks.h"
 #include "instance.h"
 #include "route_watch.h"
 
@@ -183,14 +184,11 @@ static void handle_route_changes(struct daemon *d)
 
 	route_watch_read(&d->route, &changes);
 	for (int i = 0; i < changes.nr_deleted; i++) {
-		char path[PATH_MAX];
-
-		/* The kernel dropped it from the devmap; drop its flows and its dead link. */
+		/* The kernel dropped it from the devmap; drop its flows and its dead pins. */
 		fp_log(LOG_NOTICE, "interface %u was deleted: removing its flows",
 		       changes.deleted[i]);
 		ctsync_drop_ifindex(&d->cs, changes.deleted[i]);
-		fp_link_pin_path(d->inst, changes.deleted[i], path, sizeof(path));
-		unlink(path);
+		fp_hook_forget(d->inst, changes.deleted[i]);
 	}
 	if (changes.nexthops_changed) {
 		/* Routes first: from now on every cached next hop is looked up again. */

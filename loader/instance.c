@@ -135,6 +135,7 @@ static void set_name(struct fp_instance *inst, const char *pin_dir)
 	snprintf(buf, sizeof(buf), "%s", pin_dir);
 	snprintf(inst->name, sizeof(inst->name), "%s", basename(buf));
 	inst->prog_fd = -1;
+	inst->prog_tc_fd = -1;
 	for (size_t i = 0; i < NR_INSTANCE_MAPS; i++)
 		*map_fd(inst, i) = -1;
 }
@@ -154,6 +155,13 @@ int fp_instance_open(struct fp_instance *inst, const char *pin_dir)
 		return -errno;
 	if (bpf_obj_get_info_by_fd(inst->prog_fd, &info, &info_len) == 0)
 		inst->prog_id = info.id;
+	pin_path(path, sizeof(path), pin_dir, FP_NAME(FP_PROG_TC));
+	inst->prog_tc_fd = bpf_obj_get(path);
+	memset(&info, 0, sizeof(info));
+	info_len = sizeof(info);
+	if (inst->prog_tc_fd >= 0 &&
+	    bpf_obj_get_info_by_fd(inst->prog_tc_fd, &info, &info_len) == 0)
+		inst->prog_tc_id = info.id;
 	for (size_t i = 0; i < NR_INSTANCE_MAPS; i++) {
 		pin_path(path, sizeof(path), pin_dir, instance_maps[i].name);
 		*map_fd(inst, i) = bpf_obj_get(path);
@@ -174,6 +182,9 @@ void fp_instance_close(struct fp_instance *inst)
 	if (inst->prog_fd >= 0)
 		close(inst->prog_fd);
 	inst->prog_fd = -1;
+	if (inst->prog_tc_fd >= 0)
+		close(inst->prog_tc_fd);
+	inst->prog_tc_fd = -1;
 	for (size_t i = 0; i < NR_INSTANCE_MAPS; i++) {
 		if (*map_fd(inst, i) >= 0)
 			close(*map_fd(inst, i));
@@ -192,6 +203,8 @@ void fp_instance_unpin(const char *pin_dir)
 	if (!pin_path(path, sizeof(path), pin_dir, FP_NAME(FP_PROG)))
 		unlink(path);
 	if (!pin_path(path, sizeof(path), pin_dir, FP_NAME(FP_PROG_CPU)))
+		unlink(path);
+	if (!pin_path(path, sizeof(path), pin_dir, FP_NAME(FP_PROG_TC)))
 		unlink(path);
 	rmdir(pin_dir);
 }
@@ -258,6 +271,10 @@ int fp_instance_create(struct fp_instance *inst, const struct fp_options *opt)
 	if (!err) {
 		pin_path(path, sizeof(path), opt->pin_dir, FP_NAME(FP_PROG_CPU));
 		err = bpf_program__pin(skel->progs.xdp_fastpath_cpu, path);
+	}
+	if (!err) {
+		pin_path(path, sizeof(path), opt->pin_dir, FP_NAME(FP_PROG_TC));
+		err = bpf_program__pin(skel->progs.xdp_fastpath_tc, path);
 	}
 	if (err) {
 		fp_err("cannot pin %s: %s", path, strerror(-err));
@@ -353,11 +370,6 @@ void fp_instance_unlock(void)
 	if (lock_fd >= 0)
 		close(lock_fd);
 	lock_fd = -1;
-}
-
-void fp_link_pin_path(const struct fp_instance *inst, int ifindex, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s/link_%d", inst->pin_dir, ifindex);
 }
 
 int fp_read_config(const struct fp_instance *inst, struct fp_config *cfg)

@@ -20,7 +20,6 @@ void fp_instance_close(struct fp_instance *inst);
 void fp_instance_unpin(const char *pin_dir);
 int fp_instance_lock(const struct fp_instance *inst);
 void fp_instance_unlock(void);
-void fp_link_pin_path(const struct fp_instance *inst, int ifindex, char *buf, size_t len);
 /* The pid and lock files' paths under /run/xdp-fastpath; either may be NULL. */
 void fp_run_paths(const struct fp_instance *inst, char *pid, char *lock, size_t len);
 int fp_read_config(const struct fp_instance *inst, struct fp_config *cfg);

@@ -9,9 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <linux/if_link.h>
 
 #include "common.h"
+#include "hooks.h"
 #include "options.h"
 
 void fp_usage(FILE *f)
@@ -34,7 +34,7 @@ void fp_usage(FILE *f)
 		"  flush             remove every offloaded flow; the daemon offloads again\n"
 		"\n"
 		"Options of attach:\n"
-		"  -m, --mode MODE      native, generic or auto (default auto)\n"
+		"  -m, --mode MODE      native, generic, tc or auto (default auto)\n"
 		"  -n, --flows N        flow table size per family, at first attach (default %u)\n"
 		"  -l, --lease S        heartbeat lease in seconds: with the daemon silent that\n"
 		"                       long, all traffic goes to the kernel; 0 disables (default "
@@ -193,14 +193,16 @@ int fp_options_parse(int argc, char **argv, struct fp_options *opt)
 		switch (c) {
 		case 'm':
 			if (!strcmp(optarg, "native")) {
-				opt->mode = XDP_FLAGS_DRV_MODE;
+				opt->mode = FP_HOOK_NATIVE;
 			} else if (!strcmp(optarg, "generic")) {
-				opt->mode = XDP_FLAGS_SKB_MODE;
+				opt->mode = FP_HOOK_GENERIC;
+			} else if (!strcmp(optarg, "tc")) {
+				opt->mode = FP_HOOK_TC;
 			} else if (!strcmp(optarg, "auto")) {
-				opt->mode = 0;
+				opt->mode = FP_HOOK_AUTO;
 			} else {
-				fp_err("invalid value for --mode: '%s' (native, generic or auto)",
-				       optarg);
+				fp_err("invalid value for --mode: '%s' (%s)", optarg,
+				       "native, generic, tc or auto");
 				return FP_PARSE_ERROR;
 			}
 			break;

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <syslog.h>
 
+#include "hooks.h"
 #include "instance.h"
 #include "ports.h"
 #include "qdisc.h"
@@ -90,8 +91,8 @@ bool ports_keyed_now(struct fp_ports *p, uint32_t ifindex)
 }
 
 /*
- * The attached veths whose peer transmits with checksum offload now (attach refuses them;
- * the peer may turn it on later), into bad[]: how many.
+ * The veths attached at an XDP hook whose peer transmits with checksum offload now (attach
+ * refuses them; the peer may turn it on later), into bad[]: how many.
  */
 static int peer_checksum_ports(const struct fp_ports *p, uint32_t *bad)
 {
@@ -102,6 +103,9 @@ static int peer_checksum_ports(const struct fp_ports *p, uint32_t *bad)
 		char fix[128];
 
 		if (fp_veth_peer(p->keyed[i], &peer) != 1 || !peer.tx_checksum)
+			continue;
+		/* The tc hook keeps partial checksums right. */
+		if (fp_hook_of(p->inst, p->keyed[i]) == FP_HOOK_TC)
 			continue;
 		bad[nr++] = p->keyed[i];
 		if (ports_held(p, p->keyed[i]) & FP_HELD_PEER_CHECKSUM)

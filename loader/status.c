@@ -18,29 +18,11 @@
 #include "ctnetlink.h"
 #include "daemon.h"
 #include "flowmap.h"
+#include "hooks.h"
 #include "instance.h"
 #include "kernel.h"
 #include "qdisc.h"
 #include "veth_peer.h"
-
-static const char *attach_mode(int ifindex)
-{
-	LIBBPF_OPTS(bpf_xdp_query_opts, q);
-
-	if (bpf_xdp_query(ifindex, 0, &q))
-		return "unknown";
-	switch (q.attach_mode) {
-	case XDP_ATTACHED_DRV:
-		return "native";
-	case XDP_ATTACHED_SKB:
-		return "generic";
-	case XDP_ATTACHED_HW:
-		return "offload";
-	case XDP_ATTACHED_MULTI:
-		return "multi";
-	}
-	return "detached";
-}
 
 /* How many fp_fdb entries bridge has: the hosts the fastpath can reach behind it. */
 static int bridge_hosts(const struct fp_instance *inst, uint32_t bridge)
@@ -230,12 +212,14 @@ static void print_kernel(const struct fp_config *cfg, bool json)
 }
 
 /* A veth whose peer turned checksum offload on after attach (attach.c, veth_peer.h). */
-static void print_peer_checksum(int ifindex)
+static void print_peer_checksum(const struct fp_instance *inst, int ifindex)
 {
 	struct fp_veth_peer peer;
 	char fix[128];
 
-	if (fp_veth_peer(ifindex, &peer) != 1 || !peer.tx_checksum)
+	/* The tc hook keeps partial checksums right. */
+	if (fp_veth_peer(ifindex, &peer) != 1 || !peer.tx_checksum ||
+	    fp_hook_of(inst, ifindex) == FP_HOOK_TC)
 		return;
 	fp_veth_peer_ethtool(&peer, "tx off", fix, sizeof(fix));
 	printf(" [veth peer %s transmits with checksum offload: its connections stay in the "
@@ -286,7 +270,7 @@ int cmd_status(int argc, char **argv, struct fp_options *opt)
 			fp_ifname(ports[i], name);
 			printf("%s{\"name\": \"%s\", \"ifindex\": %u, \"mode\": \"%s\", "
 			       "\"shaping\": %s%s%s, \"peer_tx_checksum\": %s}",
-			       i ? ", " : "", name, ports[i], attach_mode(ports[i]),
+			       i ? ", " : "", name, ports[i], fp_hook_describe(&inst, ports[i]),
 			       shaped ? "\"" : "", shaped ? shaper : "null", shaped ? "\"" : "",
 			       veth == 1 ? (peer.tx_checksum ? "true" : "false") : "null");
 		}
@@ -324,13 +308,13 @@ int cmd_status(int argc, char **argv, struct fp_options *opt)
 		char name[IF_NAMESIZE], shaper[FP_QDISC_KIND_LEN];
 
 		fp_ifname(ports[i], name);
-		printf(" %s (%s)", name, attach_mode(ports[i]));
+		printf(" %s (%s)", name, fp_hook_describe(&inst, ports[i]));
 		if (fp_shaping_qdisc(ports[i], shaper, sizeof(shaper)) > 0)
 			printf(" [shaping qdisc %s: %s]", shaper,
 			       ds.flags & FP_DAEMON_ALLOW_SHAPING
 				       ? "bypassed by offloaded flows (--allow-shaping)"
 				       : "its connections stay in the kernel");
-		print_peer_checksum(ports[i]);
+		print_peer_checksum(&inst, ports[i]);
 	}
 	printf("%s\n", nr_ports ? "" : " none");
 	if (pid > 0)

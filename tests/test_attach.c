@@ -2,13 +2,15 @@
 /*
  * The program on real interfaces: attached in native (driver) mode to the fixture's veths,
  * a frame sent into the LAN veth from its peer must come out of the WAN veth's peer,
- * rewritten, carried by the XDP redirect alone.
+ * rewritten, carried by the XDP redirect alone. Then the same through the tc hook, attached
+ * and detached as the command does it (hooks.c: tcx, or clsact before 6.6).
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <poll.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <linux/if_ether.h>
@@ -19,6 +21,7 @@
 #include <bpf/libbpf.h>
 
 #include "fixture.h"
+#include "hooks.h"
 #include "packet.h"
 #include "testlib.h"
 #include "tests.h"
@@ -49,6 +52,69 @@ static bool receive_frame(int fd, const uint8_t *want, size_t want_len, uint8_t 
 	}
 	*got_len = 0;
 	return false;
+}
+
+/* Sends in_spec into the LAN veth; true if out_spec's frame came out of the WAN veth, and
+ * the forwarded counter moved by one. What came instead is shown if @expected. */
+static bool forwards_real_frame(const struct pkt_spec *in_spec, const struct pkt_spec *out_spec,
+				bool expected)
+{
+	static uint8_t in[PKT_MAX], want[PKT_MAX], got[PKT_MAX];
+	uint64_t before[FP_STAT_MAX], after[FP_STAT_MAX];
+	int rx = packet_socket(if_nametoindex("fp_wan_peer"));
+	int tx = packet_socket(if_nametoindex("fp_lan_peer"));
+	size_t in_len = pkt_build(in_spec, in), want_len = pkt_build(out_spec, want);
+	bool arrived;
+	ssize_t got_len;
+
+	fx_read_stats(before);
+	CHECK(send(tx, in, in_len, 0) == (ssize_t)in_len, "send: %s", strerror(errno));
+	arrived = receive_frame(rx, want, want_len, got, &got_len);
+	if (!arrived && got_len && expected)
+		tl_hexdump_diff(got, got_len, want, want_len);
+	fx_read_stats(after);
+	close(rx);
+	close(tx);
+	return arrived && after[FP_STAT_FORWARDED] - before[FP_STAT_FORWARDED] == 1;
+}
+
+/* The tc hook as attach puts it on an interface, and detach takes it off. */
+static void test_tc_hook(const struct pkt_spec *in_spec, const struct pkt_spec *out_spec)
+{
+	struct fp_instance inst = {.prog_fd = fx.prog_fd, .prog_tc_fd = fx.prog_tc_fd};
+	struct bpf_prog_info info = {};
+	uint32_t info_len = sizeof(info);
+	const char *how = NULL, *is;
+	char want[32];
+	int err;
+
+	snprintf(inst.pin_dir, sizeof(inst.pin_dir), "/sys/fs/bpf/fp-test-%d", getpid());
+	if (mkdir(inst.pin_dir, 0700))
+		DIE("mkdir %s: %s", inst.pin_dir, strerror(errno));
+	bpf_obj_get_info_by_fd(fx.prog_tc_fd, &info, &info_len);
+	inst.prog_tc_id = info.id;
+
+	tl_case_begin("attaches at the tc hook");
+	err = fp_hook_attach(&inst, fx.lan_ifindex, "fp_lan", FP_HOOK_TC, &how);
+	CHECK(!err, "tc attach: %s", strerror(-err));
+	snprintf(want, sizeof(want), "tc (%s)", how ? how : "?");
+	is = fp_hook_describe(&inst, fx.lan_ifindex);
+	CHECK(!strcmp(is, want), "status says '%s', want '%s'", is, want);
+	CHECK(fp_hook_pinned(&inst, fx.lan_ifindex), "no pin");
+	tl_case_end();
+
+	tl_case_begin("forwards a real frame from veth to veth at the tc hook");
+	CHECK(forwards_real_frame(in_spec, out_spec, true), "the rewritten frame did not arrive");
+	tl_case_end();
+
+	tl_case_begin("detaches from the tc hook");
+	fp_hook_detach(&inst, fx.lan_ifindex);
+	is = fp_hook_describe(&inst, fx.lan_ifindex);
+	CHECK(!strcmp(is, "detached"), "status says '%s'", is);
+	CHECK(!fp_hook_pinned(&inst, fx.lan_ifindex), "a pin is left");
+	CHECK(!forwards_real_frame(in_spec, out_spec, false), "still forwarded after detach");
+	tl_case_end();
+	rmdir(inst.pin_dir);
 }
 
 void test_attach(void)
@@ -121,4 +187,7 @@ void test_attach(void)
 		CHECK(!err && query.attach_mode == XDP_ATTACHED_NONE, "still attached");
 	}
 	tl_case_end();
+
+	/* The flow installed above is still there; the next hop is resolved again. */
+	test_tc_hook(&in_spec, &out_spec);
 }

@@ -31,9 +31,9 @@ check "... changes nothing" no_state
 ip -n "$TB_RTR" link add x0 type veth peer name x1
 ip -n "$TB_RTR" link set x0 up
 ip -n "$TB_RTR" link set x1 up
-check "a veth whose peer cannot take XDP frames, saying why" \
+check "native XDP on a veth whose peer cannot take XDP frames, saying why" \
 	expect_error 1 "x0 cannot take redirected XDP frames (its veth peer x1 .*XDP program" \
-	fastpath attach r0 x0
+	fastpath attach r0 x0 --mode native
 check "... changes nothing" no_state
 check "not root" expect_error 1 "must be run as root" \
 	nsenter --net=/run/netns/"$TB_RTR" setpriv --reuid=65534 --regid=65534 --clear-groups \

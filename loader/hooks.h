@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Where the datapath runs on an interface, and attaching and detaching it there (hooks.c). */
+#ifndef FP_HOOKS_H
+#define FP_HOOKS_H
+
+#include "common.h"
+
+/* --mode; FP_HOOK_AUTO chooses per interface (fp_hook_choose). */
+enum fp_hook {
+	FP_HOOK_AUTO = 0,
+	FP_HOOK_NATIVE,	 /* XDP in the driver */
+	FP_HOOK_GENERIC, /* XDP on skbs, after the driver; turns the device's GRO off */
+	FP_HOOK_TC,	 /* tc ingress, after GRO: a tcx link (6.6), a clsact filter before */
+};
+
+const char *fp_hook_name(enum fp_hook hook);
+
+/*
+ * What --mode auto attaches to @ifindex: native XDP where the driver has it, tc where it
+ * has not, and tc on a port that cannot take redirected XDP frames or on a veth whose peer
+ * transmits with checksum offload (its partial checksums survive only as skbs). @why says
+ * so in a few words.
+ */
+enum fp_hook fp_hook_choose(int ifindex, char *why, size_t len);
+
+/* Attaches the instance's program at @hook and pins what keeps it there; @how: "tcx" or
+ * "clsact" for tc, else NULL. 0 or -errno, after a one-line error naming @name (none if
+ * @name is NULL). */
+int fp_hook_attach(const struct fp_instance *inst, int ifindex, const char *name, enum fp_hook hook,
+		   const char **how);
+/* Detaches whatever the instance attached to @ifindex, and its pin. */
+void fp_hook_detach(const struct fp_instance *inst, int ifindex);
+/* Removes the pins of an interface that is gone (its hooks went with it). */
+void fp_hook_forget(const struct fp_instance *inst, int ifindex);
+/* True if the instance attached to @ifindex (it has a pin for it). */
+bool fp_hook_pinned(const struct fp_instance *inst, int ifindex);
+/* The interfaces the instance has pins for; returns how many. */
+int fp_hook_pinned_all(const struct fp_instance *inst, int *ifindexes, int max);
+/* What runs the datapath on @ifindex now, for status: "native", "generic", "tc (tcx)",
+ * "tc (clsact)", or "detached". */
+const char *fp_hook_describe(const struct fp_instance *inst, int ifindex);
+/* The hook the instance attached to @ifindex: FP_HOOK_AUTO if none. */
+enum fp_hook fp_hook_of(const struct fp_instance *inst, int ifindex);
+
+#endif
