@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # make test: the datapath tests (BPF_PROG_TEST_RUN, fp-test), the end-to-end tests in network
-# namespaces, the sanitized build's tests, and a short fuzzing run (FUZZ_SECONDS per target,
+# namespaces (the core again at the tc hook), the sanitized build's tests, and a short fuzzing run (FUZZ_SECONDS per target,
 # default 20), and fp-test and the e2e core on Debian's 5.10, 6.1 and 6.12 kernels in qemu
 # guests (tests/vm/matrix.sh). Needs root. Ends with "N passed, N failed" over all of them.
 set -u
@@ -30,6 +30,10 @@ build/fp-test | tee "$log"
 count "$log"
 echo "== end-to-end tests (namespaces, nft masquerade, conntrack)"
 tests/e2e/run.sh "$@" | tee "$log"
+count "$log"
+echo "== the end-to-end core at the tc hook (--mode tc)"
+# shellcheck disable=SC2046 # a list of test names
+E2E_MODE=tc tests/e2e/run.sh $(grep -v '^#' tests/e2e/core.list) | tee "$log"
 count "$log"
 echo "== the userspace under ASan, UBSan and LSan (build/san)"
 tests/run-sanitized.sh | tee "$log"

@@ -36,6 +36,22 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2fx", a / b; els
 			"$(mpps "$c") Mpps ($(mpps "$cmin")-$(mpps "$cmax")) | $(ratio "$f" "$k") | $(ratio "$f" "$c") |"
 		echo "$n $k $f $c" >>pps.dat.tmp
 	done
+	if grep -q ',fastpath_tc,' raw.csv; then
+		echo
+		echo "The same frames through xdp-fastpath at the tc hook (--mode tc), after the kernel"
+		echo "made an skb of each:"
+		echo
+		echo "| flows | xdp-fastpath, native XDP (2) | xdp-fastpath, tc hook (4) | (4)/(1) | (4)/(2) |"
+		echo "| ---: | ---: | ---: | ---: | ---: |"
+		for n in $(awk -F, 'NR > 1 { print $1 }' raw.csv | sort -nu); do
+			read -r k kmin kmax <<<"$(pps_of "$n" kernel)"
+			read -r f fmin fmax <<<"$(pps_of "$n" fastpath)"
+			read -r t tmin tmax <<<"$(pps_of "$n" fastpath_tc)"
+			echo "| $n | $(mpps "$f") Mpps ($(mpps "$fmin")-$(mpps "$fmax")) |" \
+				"$(mpps "$t") Mpps ($(mpps "$tmin")-$(mpps "$tmax")) |" \
+				"$(ratio "$t" "$k") | $(ratio "$t" "$f") |"
+		done
+	fi
 	steer_paths=$(awk -F, 'NR > 1 && $3 ~ /steer/ { print $3 }' raw.csv | sort -u)
 	if [ -n "$steer_paths" ]; then
 		echo
@@ -113,17 +129,37 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2fx", a / b; els
 		echo
 		echo "## TCP (iperf3, MTU-sized packets)"
 		echo
-		echo "| streams | kernel NAT (1) | xdp-fastpath (2) | (2)/(1) | kernel NAT, router GRO on | softirq share (1) / (2) |"
-		echo "| ---: | ---: | ---: | ---: | ---: | ---: |"
+		echo "Without GRO on the router's ports (the veths' default): XDP frame by frame."
+		echo
+		echo "| streams | kernel NAT (1) | xdp-fastpath, native XDP (2) | (2)/(1) | softirq share (1) / (2) |"
+		echo "| ---: | ---: | ---: | ---: | ---: |"
+		col() { awk -F, -v s="$1" -v p="$2" '$1 == s && $3 == p { print $4 }' tcp.csv | stats; }
+		si() { awk -F, -v s="$1" -v p="$2" '$1 == s && $3 == p { t += $5; n++ } END { if (n) printf "%.0f", t / n }' tcp.csv; }
 		for s in 1 4; do
-			col() { awk -F, -v s=$s -v p="$1" '$1 == s && $3 == p { print $4 }' tcp.csv | stats; }
-			si() { awk -F, -v s=$s -v p="$1" '$1 == s && $3 == p { t += $5; n++ } END { if (n) printf "%.0f", t / n }' tcp.csv; }
-			read -r k kmin kmax <<<"$(col kernel)"
-			read -r f fmin fmax <<<"$(col fastpath)"
-			read -r g gmin gmax <<<"$(col kernel_gro)"
+			read -r k kmin kmax <<<"$(col $s kernel)"
+			read -r f fmin fmax <<<"$(col $s fastpath)"
 			echo "| $s | $k ($kmin-$kmax) Mbit/s | $f ($fmin-$fmax) Mbit/s | $(ratio "$f" "$k") |" \
-				"$g ($gmin-$gmax) Mbit/s | $(si kernel)% / $(si fastpath)% |"
+				"$(si $s kernel)% / $(si $s fastpath)% |"
 		done
+		if grep -q ',fastpath_tc_gro,' tcp.csv; then
+			echo
+			echo "With GRO on the router's ports, as most NIC drivers do: the kernel forwards 64 KB"
+			echo "aggregates, and so does xdp-fastpath at the tc hook (--mode tc). The egress cuts"
+			echo "them in software (no TSO) or sends them on whole (TSO). (2) is from the table above."
+			echo
+			echo "| streams | egress | kernel NAT + GRO (3) | xdp-fastpath, tc hook (4) | (4)/(3) | (2)/(3) |"
+			echo "| ---: | --- | ---: | ---: | ---: | ---: |"
+			for s in 1 4; do
+				read -r f <<<"$(col $s fastpath)"
+				for v in "" _tso; do
+					read -r g gmin gmax <<<"$(col $s kernel_gro$v)"
+					read -r t tmin tmax <<<"$(col $s fastpath_tc_gro$v)"
+					echo "| $s | $([ -z "$v" ] && echo "no TSO" || echo TSO) |" \
+						"$g ($gmin-$gmax) Mbit/s | $t ($tmin-$tmax) Mbit/s |" \
+						"$(ratio "$t" "$g") | $(ratio "$f" "$g") |"
+				done
+			done
+		fi
 		echo
 		echo "Softirq share: softirq time over all CPU time during the transfer (the whole machine:"
 		echo "client, router and server share it)."

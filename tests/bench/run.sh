@@ -12,7 +12,9 @@
 # chain on this machine, so a figure is the cost of all three per packet.
 #
 #   BENCH_FLOWS="1000 65536"  flow counts (add 1048576 for the 1M figure: needs time and RAM)
-#   BENCH_ROUNDS=3 BENCH_SECONDS=3 BENCH_TCP=1 (iperf3 TCP, 1 and 4 streams)
+#   BENCH_ROUNDS=3 BENCH_SECONDS=3 BENCH_TCP=1 (iperf3 TCP, 1 and 4 streams; kernel NAT
+#                        and xdp-fastpath without GRO, then with GRO on the router's ports:
+#                        kernel NAT against the tc hook, egress with and without TSO)
 #   BENCH_PPS=1 (0: only TCP)  BENCH_BURST=65536 (conntrack entries created at once; 0: none)
 #   BENCH_STEER="all 1" (also measure xdp-fastpath --steer and --steer=1 in each round;
 #                        "" for neither; the default on one CPU)
@@ -185,6 +187,16 @@ for n in $FLOWS; do
 		# 2b. the same with --steer: each flow's work on its CPU, through a cpumap
 		steered "" "$n" "$r" --flows $((n * 2 > 65536 ? n * 2 : 65536))
 
+		# 2c. xdp-fastpath at the tc hook: the same program after the kernel made an skb
+		fastpath attach r0 r1 --mode tc --flows $((n * 2 > 65536 ? n * 2 : 65536)) \
+			--log-file "$TB_TMP/daemon.log" >/dev/null
+		wait_offloaded "$est" 300 >/dev/null || log "only $(offloaded) of $est offloaded"
+		pps=$(measure "$n")
+		log "$n flows, round $r: fastpath at the tc hook $pps pps"
+		echo "$n,$r,fastpath_tc,$pps" >>"$RAW"
+		fastpath detach >/dev/null
+		napi_back
+
 		# 3. the ceiling: a bare redirect, no lookup, no rewrite
 		bench_in "$TB_RTR" ceiling "$BPIN" r0 r1 "$S0" "$R1"
 		pps=$(measure "$n")
@@ -262,16 +274,24 @@ if [ "$DO_TCP" = 1 ]; then
 	srv iperf3 -s -D -1 >/dev/null 2>&1
 	echo "streams,round,path,mbps,softirq_pct" >"$OUT/tcp.csv"
 	softirq() { awk '/^cpu / { print $8, $2+$3+$4+$5+$6+$7+$8+$9 }' /proc/stat; }
-	# Same offloads on both paths, as docs/testing.md asks: the router's veths without GRO (their
-	# default). "kernel_gro" adds GRO on the router's veths to the kernel path: it then
-	# forwards 64 KB aggregates where XDP handles every frame (see the results' notes).
+	# Same offloads on both paths, as docs/testing.md asks: first the router's veths without
+	# GRO (their default), the kernel against XDP frame by frame. Then with GRO on the router's
+	# ports, as most NIC drivers do: the kernel forwards 64 KB aggregates, and so does the
+	# fastpath at the tc hook. The egress either segments them in software (tso and gso off:
+	# a NIC without TSO) or sends them on whole (TSO).
 	gro() { for i in r0 r1; do rtr ethtool -K $i gro "$1" >/dev/null; done; }
+	tso() { for i in r0 r1; do rtr ethtool -K $i tso "$1" gso "$1" >/dev/null; done; }
+	attach() { fastpath attach r0 r1 --log-file "$TB_TMP/daemon.log" "$@" >/dev/null; }
 	for ((r = 1; r <= ROUNDS; r++)); do
-		for path in kernel fastpath kernel_gro; do
+		for path in kernel fastpath kernel_gro fastpath_tc_gro kernel_gro_tso \
+			fastpath_tc_gro_tso; do
 			case $path in
-			kernel) gro off ;;
-			fastpath) gro off; fastpath attach r0 r1 --log-file "$TB_TMP/daemon.log" >/dev/null ;;
-			kernel_gro) gro on ;;
+			kernel) gro off; tso on ;;
+			fastpath) gro off; tso on; attach ;;
+			kernel_gro) gro on; tso off ;;
+			fastpath_tc_gro) gro on; tso off; attach --mode tc ;;
+			kernel_gro_tso) gro on; tso on ;;
+			fastpath_tc_gro_tso) gro on; tso on; attach --mode tc ;;
 			esac
 			for streams in 1 4; do
 				srv iperf3 -s -D -1 >/dev/null 2>&1
@@ -284,9 +304,10 @@ if [ "$DO_TCP" = 1 ]; then
 				log "tcp $streams stream(s), round $r: $path $mbps Mbit/s, softirq $pct%"
 				printf '%s,%s,%s,%.0f,%.1f\n' $streams $r $path "$mbps" "$pct" >>"$OUT/tcp.csv"
 			done
-			[ $path = fastpath ] && fastpath detach >/dev/null
+			[[ $path == fastpath* ]] && fastpath detach >/dev/null
 		done
 	done
+	tso on
 	napi_back
 fi
 sysctl -qw kernel.bpf_stats_enabled="$stats_was"

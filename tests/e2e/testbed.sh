@@ -27,7 +27,14 @@ cli() { ip netns exec "$TB_CLI" "$@"; }
 srv() { ip netns exec "$TB_SRV" "$@"; }
 rtr() { ip netns exec "$TB_RTR" "$@"; }
 # The router's xdp-fastpath: nsenter keeps the host's /sys/fs/bpf (docs/testing.md).
-fastpath() { nsenter --net=/run/netns/"$TB_RTR" "$FASTPATH_BIN" --pin-dir "$TB_PIN" "$@"; }
+# E2E_MODE=tc (or any --mode) attaches every test's interfaces at that hook (run-all.sh
+# runs the core like this too).
+fastpath() {
+	local mode=()
+
+	[ "$1" = attach ] && [ -n "${E2E_MODE:-}" ] && mode=(--mode "$E2E_MODE")
+	nsenter --net=/run/netns/"$TB_RTR" "$FASTPATH_BIN" --pin-dir "$TB_PIN" "$@" "${mode[@]}"
+}
 
 tb_log() { printf '%s\n' "$*" >&2; }
 tb_fail() { tb_log "FAIL: $*"; return 1; }
@@ -67,6 +74,15 @@ tb_setup() {
 	srv ethtool -K s0 gro on tso off gso off tx off >/dev/null
 	tb_veth_takes_redirects "$TB_CLI" c0
 	tb_veth_takes_redirects "$TB_SRV" s0
+	# At the tc hook the router's ports do GRO, as most NIC drivers do, and the endpoints
+	# send with checksum offload, as a container host's veths do: the fastpath forwards
+	# aggregates, with partial checksums.
+	if [ "${E2E_MODE:-}" = tc ]; then
+		cli ethtool -K c0 tx on >/dev/null
+		srv ethtool -K s0 tx on >/dev/null
+		rtr ethtool -K r0 gro on >/dev/null
+		rtr ethtool -K r1 gro on >/dev/null
+	fi
 	rtr nft -f - <<-'NFT'
 	table inet fw {
 		chain forward {

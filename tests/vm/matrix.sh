@@ -6,31 +6,39 @@
 #
 #   VM_KERNELS      default "5.10 6.1 6.12"
 #   VM_E2E_KERNELS  default "5.10 6.1"; "" skips the end-to-end tests
-#   VM_E2E_TESTS    the end-to-end tests to run there (default: the core, below)
+#   VM_E2E_TESTS    the end-to-end tests to run there (default: the core and more, below)
+#   VM_E2E_TC_TESTS those to run there again at the tc hook (default: the core, VLANs)
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 
 kernels=${VM_KERNELS-5.10 6.1 6.12}
 export E2E_EMULATED=1 # see tb_share_at_least in tests/e2e/testbed.sh
 e2e_kernels=${VM_E2E_KERNELS-5.10 6.1}
-# NAT for TCP and UDP, IPv6, DNAT, the hand-back at FIN, the lease, a killed daemon, the
-# firewall's boundary, a bridge: what must hold on every kernel. The veth checks, which
-# before 6.3 ask the peer instead of the kernel. Then what this machine's kernel cannot
-# build: a LAN on a VLAN and a bridge over a VLAN port, a PPPoE WAN, an nft flowtable
-# beside the fastpath.
-e2e_tests=${VM_E2E_TESTS-test_tcp_nat.sh test_udp.sh test_ipv6.sh test_dnat.sh test_tcp_close.sh
-	test_lease.sh test_daemon_faults.sh test_firewall_boundary.sh test_bridge.sh
-	test_egress_unable.sh test_peer_checksum.sh test_vlan.sh test_pppoe.sh test_flowtable.sh}
+# The core (tests/e2e/core.list), then the veth checks, which before 6.3 ask the peer
+# instead of the kernel, then what this machine's kernel cannot build: a LAN on a VLAN and a
+# bridge over a VLAN port, a PPPoE WAN, an nft flowtable beside the fastpath; and the tc
+# hook's own test, which takes clsact there. The core runs at the tc hook too.
+core=$(grep -v '^#' tests/e2e/core.list | tr '\n' ' ')
+e2e_tests=${VM_E2E_TESTS-$core test_egress_unable.sh test_peer_checksum.sh test_vlan.sh
+	test_pppoe.sh test_flowtable.sh test_tc_hook.sh}
+tc_tests=${VM_E2E_TC_TESTS-$core test_vlan.sh}
 passed=0
 failed=0
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+
+console=$(mktemp)
+trap 'rm -f "$log" "$console"' EXIT
+export VM_LOG=$console # the guest's whole console, kernel messages included
 
 count() { # SUITE: adds the suite's "N passed, N failed" line, or a failure if it has none
 	local line
 	line=$(grep -E '[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
 	if [ -z "$line" ]; then
 		echo "FAIL - $1: no result (see above)"
+		# A guest that hung (a lockup, a device that never goes away) says why in the
+		# kernel's messages, which the lines above leave out.
+		echo "    the guest's last console lines:"
+		tail -n 60 "$console" | sed 's/^/    | /'
 		failed=$((failed + 1))
 		return
 	fi
@@ -48,6 +56,12 @@ for k in $e2e_kernels; do
 	# shellcheck disable=SC2086 # a list of test names
 	tests/vm/run.sh "$k" tests/e2e/run.sh $e2e_tests 2>&1 | tee "$log" | grep --line-buffered -v '^\[ '
 	count "e2e on $k"
+	[ -n "$tc_tests" ] || continue
+	echo "== end-to-end core at the tc hook on Linux $k (qemu)"
+	# shellcheck disable=SC2086 # a list of test names
+	E2E_MODE=tc tests/vm/run.sh "$k" tests/e2e/run.sh $tc_tests 2>&1 | tee "$log" |
+		grep --line-buffered -v '^\[ '
+	count "e2e at the tc hook on $k"
 done
 echo "kernels: $passed passed, $failed failed"
 [ "$failed" = 0 ]
