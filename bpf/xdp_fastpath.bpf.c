@@ -80,6 +80,14 @@ struct {
 	__type(value, __u32);
 } FP_MAP_STEER SEC(".maps");
 
+/* FP_PORT_* of the attached ports that have any. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, FP_MAX_TX_PORTS);
+	__type(key, __u32);
+	__type(value, __u32);
+} FP_MAP_PORTS SEC(".maps");
+
 /* Userspace only: the daemon's counters, pinned beside the rest for operators. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -141,6 +149,22 @@ static __always_inline struct fp_flow6 *fp_lookup6(const struct fp_pkt *pkt, __u
 	__builtin_memcpy(key.saddr, &ip6h->saddr, sizeof(key.saddr));
 	__builtin_memcpy(key.daddr, &ip6h->daddr, sizeof(key.daddr));
 	return bpf_map_lookup_elem(&fp_flows6, &key);
+}
+
+/*
+ * TCP on a port where it is the tc hook's (FP_PORT_TCP_TO_TC): XDP would forward it frame
+ * by frame, where the kernel's GRO makes 64 KB aggregates of it that the tc hook forwards
+ * whole, for less per byte. UDP and the rest stay XDP's.
+ */
+static __always_inline bool fp_tcp_to_tc(const struct fp_pkt *pkt, const struct fp_config *cfg,
+					 __u32 port)
+{
+	__u32 *flags;
+
+	if (pkt->proto != IPPROTO_TCP || !(cfg->flags & FP_CONFIG_TCP_TO_TC))
+		return false;
+	flags = bpf_map_lookup_elem(&fp_ports, &port);
+	return flags && (*flags & FP_PORT_TCP_TO_TC);
 }
 
 /* TCP segments the fastpath leaves to conntrack; FIN and RST also close the flow. */
@@ -280,6 +304,8 @@ static __always_inline int fp_forward_xdp(struct xdp_md *ctx, const struct fp_co
 		reason = fp_l2_ingress(pkt, cfg, &fwd.ingress);
 	if (reason == FP_CONTINUE)
 		reason = fp_parse_l3(data, data_end, frame_len, pkt);
+	if (reason == FP_CONTINUE && fp_tcp_to_tc(pkt, cfg, ctx->ingress_ifindex))
+		reason = FP_STAT_PASS_TCP_TO_TC;
 	if (reason == FP_CONTINUE)
 		reason = fp_decide(ctx, cfg, &fwd, false);
 	if (reason != FP_CONTINUE)

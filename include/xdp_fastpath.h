@@ -25,6 +25,7 @@
 #define FP_MAP_FDB	fp_fdb
 #define FP_MAP_CPUS	fp_cpus
 #define FP_MAP_STEER	fp_steer
+#define FP_MAP_PORTS	fp_ports
 #define FP_PROG		xdp_fastpath
 #define FP_PROG_CPU	xdp_fastpath_cpu /* the fastpath, run by a cpumap entry (--steer) */
 #define FP_PROG_TC	xdp_fastpath_tc	 /* the fastpath at the tc ingress hook */
@@ -116,6 +117,15 @@ struct fp_flow6 {
 enum {
 	/* Some attached interface is a bridge port: untagged frames look up fp_ingress too. */
 	FP_CONFIG_BRIDGE_PORTS = 1 << 0,
+	/* Some attached port has FP_PORT_TCP_TO_TC: TCP looks up fp_ports. */
+	FP_CONFIG_TCP_TO_TC = 1 << 1,
+};
+
+/* fp_ports: ifindex of an attached port -> FP_PORT_* flags, written by attach. */
+enum {
+	/* Native XDP and the tc hook both on the port (--mode auto, GRO on): XDP passes its
+	 * TCP to the kernel, whose GRO makes aggregates that the tc hook forwards whole. */
+	FP_PORT_TCP_TO_TC = 1 << 0,
 };
 
 /*
@@ -255,6 +265,8 @@ struct fp_daemon_state {
 #define FP_STATS(X)                                                                                \
 	X(FORWARDED, "forwarded")                                                                  \
 	X(FORWARDED_BYTES, "forwarded_bytes")                                                      \
+	X(FORWARDED_GSO, "forwarded_gso") /* of FORWARDED: GRO aggregates (tc hook) */             \
+	X(FORWARDED_GSO_SEGS, "forwarded_gso_segments") /* the segments they are sent as */        \
 	X(PASS_NOT_IP, "pass_not_ip")                                                              \
 	X(PASS_VLAN, "pass_vlan")                                                                  \
 	X(PASS_PPPOE, "pass_pppoe")                                                                \
@@ -277,9 +289,8 @@ struct fp_daemon_state {
 	X(PASS_EGRESS, "pass_egress_not_attached") /* or unable to take XDP frames now */          \
 	X(PASS_MTU, "pass_mtu")                                                                    \
 	X(PASS_NO_HEADROOM, "pass_no_headroom")                                                    \
-	X(STEERED, "steered")                                                                      \
-	X(FORWARDED_GSO, "forwarded_gso") /* of FORWARDED: GRO aggregates (tc hook) */             \
-	X(FORWARDED_GSO_SEGS, "forwarded_gso_segments") /* the segments they are sent as */
+	X(PASS_TCP_TO_TC, "pass_tcp_to_tc_hook") /* left to GRO and the tc hook (auto) */          \
+	X(STEERED, "steered")
 
 #define FP_STAT_ENUM(id, name) FP_STAT_##id,
 enum fp_stat { FP_STATS(FP_STAT_ENUM) FP_STAT_MAX };

@@ -106,7 +106,7 @@ static int check_redirect_target(const struct iface *ifc)
 	char why[160];
 	int takes;
 
-	if (ifc->hook != FP_HOOK_NATIVE)
+	if (ifc->hook != FP_HOOK_NATIVE && ifc->hook != FP_HOOK_SPLIT)
 		return 0;
 	takes = fp_takes_redirects(ifc->ifindex, why, sizeof(why));
 	if (takes == -EOPNOTSUPP || takes == 1)
@@ -213,8 +213,8 @@ static int attach_one(const struct fp_instance *inst, struct iface *ifc, int mod
 
 	/* auto on a kernel that cannot say whether the driver has native XDP (before 6.3):
 	 * try it, quietly, and take tc if it fails. */
-	if (mode == FP_HOOK_AUTO && ifc->hook == FP_HOOK_NATIVE) {
-		err = fp_hook_attach(inst, ifc->ifindex, NULL, FP_HOOK_NATIVE, &ifc->how);
+	if (mode == FP_HOOK_AUTO && (ifc->hook == FP_HOOK_NATIVE || ifc->hook == FP_HOOK_SPLIT)) {
+		err = fp_hook_attach(inst, ifc->ifindex, NULL, ifc->hook, &ifc->how);
 		if (err) {
 			ifc->hook = FP_HOOK_TC;
 			snprintf(ifc->why, sizeof(ifc->why), "native XDP failed: %s",
@@ -309,6 +309,9 @@ int cmd_attach(int argc, char **argv, struct fp_options *opt)
 	for (int i = 0; i < argc; i++) {
 		if (ifs[i].hook == FP_HOOK_TC)
 			printf("%s: attached (tc hook, %s)", ifs[i].name, ifs[i].how);
+		else if (ifs[i].hook == FP_HOOK_SPLIT)
+			printf("%s: attached (native mode; TCP at the tc hook, %s)", ifs[i].name,
+			       ifs[i].how);
 		else
 			printf("%s: attached (%s mode)", ifs[i].name, fp_hook_name(ifs[i].hook));
 		printf("%s%s\n", ifs[i].why[0] ? ": " : "", ifs[i].why);

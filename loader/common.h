@@ -45,6 +45,7 @@ struct fp_instance {
 	int flows4_fd, flows6_fd, stats_fd, config_fd, tx_ports_fd, daemon_fd;
 	int ingress_fd, egress_fd, fdb_fd; /* layer 2 below routed interfaces (topology.c) */
 	int cpus_fd, steer_fd;		   /* --steer's cpumap and CPU list (steer.c) */
+	int ports_fd;			   /* FP_PORT_* of attached ports (hooks.c) */
 };
 
 /* Errors: one line on stderr, "xdp-fastpath: ...". */
@@ -60,6 +61,8 @@ static inline uint64_t fp_elapsed_ns(uint64_t now, uint64_t then)
 	return now > then ? now - then : 0;
 }
 int fp_ifname(int ifindex, char *buf); /* "?" when unknown; buf of IF_NAMESIZE */
+/* An ethtool flag (ETHTOOL_GGRO, ETHTOOL_GTXCSUM...) of device @name, asked on @sock. */
+int fp_ethtool_get(int sock, const char *name, uint32_t cmd, bool *on);
 /* A CPU list ("0-3,5", as in /sys/devices/system/cpu/online) into set[0..max-1]: returns
  * the highest CPU + 1, -EINVAL for bad syntax, -ERANGE for a CPU >= max. */
 int fp_parse_cpulist(const char *list, bool *set, int max);

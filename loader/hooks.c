@@ -3,18 +3,24 @@
  * Where the datapath runs on an interface. XDP in the driver (native) sees frames before
  * the kernel allocates anything; generic XDP runs on skbs and turns the device's GRO off;
  * the tc ingress hook sees skbs after GRO, and forwards a TCP connection's aggregates whole.
+ * Split: native XDP for everything but TCP, which it passes to the kernel's GRO for the tc
+ * hook (fp_ports, FP_PORT_TCP_TO_TC).
  *
  * What keeps a program attached after the command exits is pinned beside the maps:
- *   link_IFINDEX  a bpf_link: XDP (native or generic), or tcx (tc, Linux 6.6)
+ *   link_IFINDEX  the XDP bpf_link (native or generic)
+ *   tcx_IFINDEX   the tc program's tcx bpf_link (Linux 6.6)
  *   tc_IFINDEX    the tc program itself, attached as a clsact filter (before 6.6), which
  *                 has no link: the filter is ours at FP_TC_HANDLE and FP_TC_PRIORITY
- * Removing the link's pin and detaching it, or deleting the filter, detaches the program.
+ * Removing a link's pin and detaching it, or deleting the filter, detaches the program.
  */
 #include <errno.h>
 #include <dirent.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <net/if.h>
+#include <sys/socket.h>
+#include <linux/ethtool.h>
 #include <linux/if_link.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -42,6 +48,8 @@ const char *fp_hook_name(enum fp_hook hook)
 		return "generic";
 	case FP_HOOK_TC:
 		return "tc";
+	case FP_HOOK_SPLIT:
+		return "native + tc for TCP";
 	case FP_HOOK_AUTO:
 		break;
 	}
@@ -56,13 +64,35 @@ static void pin_path(const struct fp_instance *inst, const char *kind, int ifind
 		buf[0] = '\0';
 }
 
+static bool pinned(const struct fp_instance *inst, const char *kind, int ifindex)
+{
+	char path[PATH_MAX];
+
+	pin_path(inst, kind, ifindex, path, sizeof(path));
+	return path[0] && !access(path, F_OK);
+}
+
+/* Whether the port runs GRO (in this namespace, where it is attached). */
+static bool port_gro(int ifindex)
+{
+	char name[IF_NAMESIZE];
+	bool on = false;
+	int sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	if (sock < 0)
+		return false;
+	if (!if_indextoname(ifindex, name) || fp_ethtool_get(sock, name, ETHTOOL_GGRO, &on))
+		on = false;
+	close(sock);
+	return on;
+}
+
 enum fp_hook fp_hook_choose(int ifindex, char *why, size_t len)
 {
 	struct fp_veth_peer peer;
+	char cannot[160];
 	uint64_t features;
 	int err;
-
-	char cannot[160];
 
 	if (fp_veth_peer(ifindex, &peer) == 1 && peer.tx_checksum) {
 		snprintf(why, len, "its veth peer %s transmits with checksum offload", peer.name);
@@ -79,28 +109,53 @@ enum fp_hook fp_hook_choose(int ifindex, char *why, size_t len)
 		snprintf(why, len, "the driver has no native XDP");
 		return FP_HOOK_TC;
 	}
-	if (!err)
-		snprintf(why, len, "the driver has native XDP");
-	else /* before 6.3 the kernel cannot say: native is tried first, tc if it fails */
-		snprintf(why, len, "native XDP attached");
+	/* Before 6.3 the kernel cannot say: native is tried first, tc taken if it fails. */
+	if (port_gro(ifindex)) {
+		snprintf(why, len, "native XDP, and GRO for TCP");
+		return FP_HOOK_SPLIT;
+	}
+	snprintf(why, len, "native XDP");
 	return FP_HOOK_NATIVE;
 }
 
-static int attach_xdp(const struct fp_instance *inst, int ifindex, enum fp_hook hook)
-{
-	LIBBPF_OPTS(bpf_link_create_opts, lopts,
-		    .flags = hook == FP_HOOK_NATIVE ? XDP_FLAGS_DRV_MODE : XDP_FLAGS_SKB_MODE);
-	int fd = bpf_link_create(inst->prog_fd, ifindex, BPF_XDP, &lopts);
+/* fp_err, unless @name is NULL: a quiet try. */
+#define say(name, fmt, ...)                                                                        \
+	do {                                                                                       \
+		if (name)                                                                          \
+			fp_err(fmt, name, ##__VA_ARGS__);                                          \
+	} while (0)
 
-	return fd < 0 ? -errno : fd;
+static int pin_fd(const struct fp_instance *inst, const char *kind, int ifindex, int fd,
+		  const char *name)
+{
+	char path[PATH_MAX];
+
+	pin_path(inst, kind, ifindex, path, sizeof(path));
+	if (!bpf_obj_pin(fd, path))
+		return 0;
+	say(name, "%s: cannot pin %s: %s", path, strerror(errno));
+	return -errno;
 }
 
-/* A tcx link, or -EINVAL from a kernel before 6.6, which does not know the attach type. */
-static int attach_tcx(const struct fp_instance *inst, int ifindex)
+static int attach_xdp(const struct fp_instance *inst, int ifindex, const char *name,
+		      enum fp_hook hook)
 {
-	int fd = bpf_link_create(inst->prog_tc_fd, ifindex, FP_BPF_TCX_INGRESS, NULL);
+	bool native = hook != FP_HOOK_GENERIC;
+	LIBBPF_OPTS(bpf_link_create_opts, lopts,
+		    .flags = native ? XDP_FLAGS_DRV_MODE : XDP_FLAGS_SKB_MODE);
+	int fd = bpf_link_create(inst->prog_fd, ifindex, BPF_XDP, &lopts), err;
 
-	return fd < 0 ? -errno : fd;
+	if (fd < 0) {
+		err = -errno;
+		say(name, "%s: attaching in %s mode failed: %s%s", native ? "native" : "generic",
+		    strerror(-err), native ? " (try --mode tc or --mode generic)" : "");
+		return err;
+	}
+	err = pin_fd(inst, "link", ifindex, fd, name);
+	if (err)
+		bpf_link_detach(fd);
+	close(fd);
+	return err;
 }
 
 static int attach_clsact(const struct fp_instance *inst, int ifindex)
@@ -125,105 +180,124 @@ static void detach_clsact(int ifindex)
 	bpf_tc_detach(&hook, &tc);
 }
 
-/* fp_err, unless @name is NULL: a quiet try. */
-#define say(name, fmt, ...)                                                                        \
-	do {                                                                                       \
-		if (name)                                                                          \
-			fp_err(fmt, name, ##__VA_ARGS__);                                          \
-	} while (0)
+/* The tc program at the ingress hook: a tcx link, or a clsact filter on a kernel before
+ * 6.6, which does not know tcx's attach type (-EINVAL). */
+static int attach_tc(const struct fp_instance *inst, int ifindex, const char *name,
+		     const char **how)
+{
+	int fd, err;
+
+	if (inst->prog_tc_fd < 0) {
+		say(name, "%s: this instance was loaded without the tc entry point; detach every "
+			  "interface and attach again");
+		return -ENOENT;
+	}
+	fd = bpf_link_create(inst->prog_tc_fd, ifindex, FP_BPF_TCX_INGRESS, NULL);
+	if (fd >= 0) {
+		*how = "tcx";
+		err = pin_fd(inst, "tcx", ifindex, fd, name);
+		if (err)
+			bpf_link_detach(fd);
+		close(fd);
+		return err;
+	}
+	if (errno != EINVAL) {
+		err = -errno;
+		say(name, "%s: attaching at tc ingress failed: %s", strerror(-err));
+		return err;
+	}
+	*how = "clsact";
+	err = attach_clsact(inst, ifindex);
+	if (err) {
+		say(name, "%s: attaching a clsact filter failed: %s%s", strerror(-err),
+		    err == -EEXIST ? " (another filter has priority 1 and handle 0xfa57 at its "
+				     "ingress)"
+				   : "");
+		return err;
+	}
+	err = pin_fd(inst, "tc", ifindex, inst->prog_tc_fd, name);
+	if (err)
+		detach_clsact(ifindex);
+	return err;
+}
+
+/* FP_PORT_TCP_TO_TC for @ifindex, and the config flag that makes the datapath look. The
+ * daemon keeps the flag from then on (fp_hook_any_tcp_to_tc). */
+static int set_tcp_to_tc(const struct fp_instance *inst, int ifindex, const char *name)
+{
+	uint32_t key = ifindex, flags = FP_PORT_TCP_TO_TC;
+	struct fp_config cfg;
+	int err;
+
+	if (bpf_map_update_elem(inst->ports_fd, &key, &flags, 0)) {
+		err = -errno;
+		say(name, "%s: cannot write its port flags: %s", strerror(errno));
+		return err;
+	}
+	err = fp_read_config(inst, &cfg);
+	if (!err) {
+		cfg.flags |= FP_CONFIG_TCP_TO_TC;
+		err = fp_write_config(inst, &cfg);
+	}
+	if (err)
+		say(name, "%s: cannot write the configuration: %s", strerror(-err));
+	return err;
+}
 
 int fp_hook_attach(const struct fp_instance *inst, int ifindex, const char *name, enum fp_hook hook,
 		   const char **how)
 {
-	char path[PATH_MAX];
-	int fd, err;
+	int err;
 
 	*how = NULL;
-	if (hook != FP_HOOK_TC) {
-		fd = attach_xdp(inst, ifindex, hook);
-		if (fd < 0) {
-			say(name, "%s: attaching in %s mode failed: %s%s", fp_hook_name(hook),
-			    strerror(-fd),
-			    hook == FP_HOOK_NATIVE ? " (try --mode tc or --mode generic)" : "");
-			return fd;
-		}
-	} else if (inst->prog_tc_fd < 0) {
-		say(name, "%s: this instance was loaded without the tc entry point; detach every "
-			  "interface and attach again");
-		return -ENOENT;
-	} else {
-		fd = attach_tcx(inst, ifindex);
-		*how = "tcx";
-		if (fd == -EINVAL) {
-			*how = "clsact";
-			err = attach_clsact(inst, ifindex);
-			if (err) {
-				say(name, "%s: attaching a clsact filter failed: %s%s",
-				    strerror(-err),
-				    err == -EEXIST ? " (another filter has priority 1 and "
-						     "handle 0xfa57 at its ingress)"
-						   : "");
-				return err;
-			}
-			pin_path(inst, "tc", ifindex, path, sizeof(path));
-			if (bpf_obj_pin(inst->prog_tc_fd, path)) {
-				err = -errno;
-				say(name, "%s: cannot pin %s: %s", path, strerror(errno));
-				detach_clsact(ifindex);
-				return err;
-			}
-			return 0;
-		}
-		if (fd < 0) {
-			say(name, "%s: attaching at tc ingress failed: %s", strerror(-fd));
-			return fd;
-		}
-	}
-	pin_path(inst, "link", ifindex, path, sizeof(path));
-	err = bpf_obj_pin(fd, path) ? -errno : 0;
-	if (err) {
-		say(name, "%s: cannot pin its link at %s: %s", path, strerror(-err));
-		bpf_link_detach(fd);
-	}
-	close(fd);
+	if (hook == FP_HOOK_TC)
+		return attach_tc(inst, ifindex, name, how);
+	err = attach_xdp(inst, ifindex, name, hook);
+	if (err || hook != FP_HOOK_SPLIT)
+		return err;
+	err = attach_tc(inst, ifindex, name, how) ?: set_tcp_to_tc(inst, ifindex, name);
+	if (err)
+		fp_hook_detach(inst, ifindex);
 	return err;
 }
 
 void fp_hook_detach(const struct fp_instance *inst, int ifindex)
 {
+	static const char *const links[] = {"link", "tcx"};
 	char path[PATH_MAX];
+	uint32_t key = ifindex;
 	int fd;
 
-	pin_path(inst, "link", ifindex, path, sizeof(path));
-	fd = bpf_obj_get(path);
-	if (fd >= 0) {
-		bpf_link_detach(fd);
-		close(fd);
+	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++) {
+		pin_path(inst, links[i], ifindex, path, sizeof(path));
+		fd = bpf_obj_get(path);
+		if (fd >= 0) {
+			bpf_link_detach(fd);
+			close(fd);
+		}
+		unlink(path);
 	}
-	unlink(path);
-	pin_path(inst, "tc", ifindex, path, sizeof(path));
-	if (!access(path, F_OK))
+	if (pinned(inst, "tc", ifindex))
 		detach_clsact(ifindex);
-	unlink(path);
+	fp_hook_forget(inst, ifindex);
+	bpf_map_delete_elem(inst->ports_fd, &key);
 }
 
 void fp_hook_forget(const struct fp_instance *inst, int ifindex)
 {
+	static const char *const kinds[] = {"link", "tcx", "tc"};
 	char path[PATH_MAX];
 
-	pin_path(inst, "link", ifindex, path, sizeof(path));
-	unlink(path);
-	pin_path(inst, "tc", ifindex, path, sizeof(path));
-	unlink(path);
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		pin_path(inst, kinds[i], ifindex, path, sizeof(path));
+		unlink(path);
+	}
 }
 
 bool fp_hook_pinned(const struct fp_instance *inst, int ifindex)
 {
-	char link[PATH_MAX], tc[PATH_MAX];
-
-	pin_path(inst, "link", ifindex, link, sizeof(link));
-	pin_path(inst, "tc", ifindex, tc, sizeof(tc));
-	return !access(link, F_OK) || !access(tc, F_OK);
+	return pinned(inst, "link", ifindex) || pinned(inst, "tcx", ifindex) ||
+	       pinned(inst, "tc", ifindex);
 }
 
 int fp_hook_pinned_all(const struct fp_instance *inst, int *ifindexes, int max)
@@ -235,63 +309,77 @@ int fp_hook_pinned_all(const struct fp_instance *inst, int *ifindexes, int max)
 	if (!dir)
 		return 0;
 	while ((de = readdir(dir)) && n < max) {
+		bool listed = false;
 		int ifindex;
 
-		if (sscanf(de->d_name, "link_%d", &ifindex) == 1 ||
-		    sscanf(de->d_name, "tc_%d", &ifindex) == 1)
+		if (sscanf(de->d_name, "link_%d", &ifindex) != 1 &&
+		    sscanf(de->d_name, "tcx_%d", &ifindex) != 1 &&
+		    sscanf(de->d_name, "tc_%d", &ifindex) != 1)
+			continue;
+		for (int i = 0; i < n; i++) /* a split port has two pins */
+			listed |= ifindexes[i] == ifindex;
+		if (!listed)
 			ifindexes[n++] = ifindex;
 	}
 	closedir(dir);
 	return n;
 }
 
-/* The type of the link pinned for @ifindex, or -errno. */
-static int pinned_link_type(const struct fp_instance *inst, int ifindex)
+bool fp_hook_any_tcp_to_tc(const struct fp_instance *inst)
 {
-	struct bpf_link_info info = {};
-	uint32_t len = sizeof(info);
-	char path[PATH_MAX];
-	int fd, err;
+	uint32_t key, *prev = NULL, flags;
 
-	pin_path(inst, "link", ifindex, path, sizeof(path));
-	fd = bpf_obj_get(path);
-	if (fd < 0)
-		return -errno;
-	err = bpf_obj_get_info_by_fd(fd, &info, &len) ? -errno : (int)info.type;
-	close(fd);
-	return err;
+	while (!bpf_map_get_next_key(inst->ports_fd, prev, &key)) {
+		if (!bpf_map_lookup_elem(inst->ports_fd, &key, &flags) &&
+		    (flags & FP_PORT_TCP_TO_TC))
+			return true;
+		prev = &key;
+	}
+	return false;
+}
+
+/* The XDP hook the instance attached to @ifindex: native, generic, or FP_HOOK_AUTO. */
+static enum fp_hook xdp_hook(int ifindex)
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+
+	if (bpf_xdp_query(ifindex, 0, &q))
+		return FP_HOOK_AUTO;
+	if (q.attach_mode == XDP_ATTACHED_SKB)
+		return FP_HOOK_GENERIC;
+	return q.attach_mode == XDP_ATTACHED_DRV ? FP_HOOK_NATIVE : FP_HOOK_AUTO;
 }
 
 enum fp_hook fp_hook_of(const struct fp_instance *inst, int ifindex)
 {
-	LIBBPF_OPTS(bpf_xdp_query_opts, q);
-	char path[PATH_MAX];
-	int type = pinned_link_type(inst, ifindex);
+	bool tc = pinned(inst, "tcx", ifindex) || pinned(inst, "tc", ifindex);
 
-	if (type == FP_BPF_LINK_TYPE_TCX)
-		return FP_HOOK_TC;
-	if (type == BPF_LINK_TYPE_XDP && !bpf_xdp_query(ifindex, 0, &q))
-		return q.attach_mode == XDP_ATTACHED_SKB ? FP_HOOK_GENERIC : FP_HOOK_NATIVE;
-	pin_path(inst, "tc", ifindex, path, sizeof(path));
-	if (!access(path, F_OK))
-		return FP_HOOK_TC;
-	return FP_HOOK_AUTO;
+	if (!pinned(inst, "link", ifindex))
+		return tc ? FP_HOOK_TC : FP_HOOK_AUTO;
+	return tc ? FP_HOOK_SPLIT : xdp_hook(ifindex);
 }
 
 const char *fp_hook_describe(const struct fp_instance *inst, int ifindex)
 {
 	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex, .attach_point = BPF_TC_INGRESS);
 	LIBBPF_OPTS(bpf_tc_opts, tc, .handle = FP_TC_HANDLE, .priority = FP_TC_PRIORITY);
-	int type = pinned_link_type(inst, ifindex);
+	enum fp_hook is = fp_hook_of(inst, ifindex);
+	bool tcx = pinned(inst, "tcx", ifindex);
 
-	if (type == FP_BPF_LINK_TYPE_TCX)
-		return "tc (tcx)";
-	if (type == BPF_LINK_TYPE_XDP)
-		return fp_hook_name(fp_hook_of(inst, ifindex));
-	/* A clsact filter: still there, with our program? */
-	if (fp_hook_of(inst, ifindex) == FP_HOOK_TC)
-		return bpf_tc_query(&hook, &tc) == 0 && tc.prog_id == inst->prog_tc_id
-			       ? "tc (clsact)"
-			       : "detached (its clsact filter is gone)";
+	switch (is) {
+	case FP_HOOK_NATIVE:
+	case FP_HOOK_GENERIC:
+		return fp_hook_name(is);
+	case FP_HOOK_TC:
+	case FP_HOOK_SPLIT:
+		/* A clsact filter has no link: is it still there, with our program? */
+		if (!tcx && (bpf_tc_query(&hook, &tc) || tc.prog_id != inst->prog_tc_id))
+			return "detached (its clsact filter is gone)";
+		if (is == FP_HOOK_TC)
+			return tcx ? "tc (tcx)" : "tc (clsact)";
+		return tcx ? "native + tc (tcx) for TCP" : "native + tc (clsact) for TCP";
+	case FP_HOOK_AUTO:
+		break;
+	}
 	return "detached";
 }

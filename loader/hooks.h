@@ -11,15 +11,17 @@ enum fp_hook {
 	FP_HOOK_NATIVE,	 /* XDP in the driver */
 	FP_HOOK_GENERIC, /* XDP on skbs, after the driver; turns the device's GRO off */
 	FP_HOOK_TC,	 /* tc ingress, after GRO: a tcx link (6.6), a clsact filter before */
+	FP_HOOK_SPLIT,	 /* native XDP, and tc for TCP after GRO (auto, for a port with GRO) */
 };
 
 const char *fp_hook_name(enum fp_hook hook);
 
 /*
- * What --mode auto attaches to @ifindex: native XDP where the driver has it, tc where it
- * has not, and tc on a port that cannot take redirected XDP frames or on a veth whose peer
- * transmits with checksum offload (its partial checksums survive only as skbs). @why says
- * so in a few words.
+ * What --mode auto attaches to @ifindex: native XDP where the driver has it, and split
+ * where the port runs GRO too (TCP's aggregates forwarded whole at the tc hook, the rest
+ * by XDP); tc where the driver has no native XDP, on a port that cannot take redirected
+ * XDP frames, and on a veth whose peer transmits with checksum offload (its partial
+ * checksums survive only as skbs). @why says so in a few words.
  */
 enum fp_hook fp_hook_choose(int ifindex, char *why, size_t len);
 
@@ -37,9 +39,12 @@ bool fp_hook_pinned(const struct fp_instance *inst, int ifindex);
 /* The interfaces the instance has pins for; returns how many. */
 int fp_hook_pinned_all(const struct fp_instance *inst, int *ifindexes, int max);
 /* What runs the datapath on @ifindex now, for status: "native", "generic", "tc (tcx)",
- * "tc (clsact)", or "detached". */
+ * "tc (clsact)", "native + tc (tcx) for TCP"..., or "detached". */
 const char *fp_hook_describe(const struct fp_instance *inst, int ifindex);
 /* The hook the instance attached to @ifindex: FP_HOOK_AUTO if none. */
 enum fp_hook fp_hook_of(const struct fp_instance *inst, int ifindex);
+/* Whether some port leaves its TCP to the tc hook (FP_CONFIG_TCP_TO_TC, kept by the
+ * daemon). */
+bool fp_hook_any_tcp_to_tc(const struct fp_instance *inst);
 
 #endif

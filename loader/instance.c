@@ -49,6 +49,7 @@ static const struct {
 	{FP_NAME(FP_MAP_FDB), offsetof(struct fp_instance, fdb_fd)},
 	{FP_NAME(FP_MAP_CPUS), offsetof(struct fp_instance, cpus_fd)},
 	{FP_NAME(FP_MAP_STEER), offsetof(struct fp_instance, steer_fd)},
+	{FP_NAME(FP_MAP_PORTS), offsetof(struct fp_instance, ports_fd)},
 };
 #define NR_INSTANCE_MAPS (sizeof(instance_maps) / sizeof(instance_maps[0]))
 

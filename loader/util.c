@@ -8,8 +8,11 @@
 #include <syslog.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <net/if.h>
+#include <linux/ethtool.h>
+#include <linux/sockios.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 
@@ -218,4 +221,16 @@ int fp_rtnl_get_link(int ifindex, fp_nl_cb cb, void *data)
 	ifi->ifi_family = AF_UNSPEC;
 	ifi->ifi_index = ifindex;
 	return fp_rtnl_request(nlh, false, cb, data);
+}
+
+int fp_ethtool_get(int sock, const char *name, uint32_t cmd, bool *on)
+{
+	struct ethtool_value value = {.cmd = cmd};
+	struct ifreq ifr = {.ifr_data = (void *)&value};
+
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
+	if (ioctl(sock, SIOCETHTOOL, &ifr))
+		return -errno;
+	*on = value.data;
+	return 0;
 }

@@ -242,18 +242,6 @@ static int xdp_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-static int ethtool_get(int sock, const char *name, uint32_t cmd, bool *on)
-{
-	struct ethtool_value value = {.cmd = cmd};
-	struct ifreq ifr = {.ifr_data = (void *)&value};
-
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
-	if (ioctl(sock, SIOCETHTOOL, &ifr))
-		return -errno;
-	*on = value.data;
-	return 0;
-}
-
 /* The peer's name, features and XDP program, asked on nl (in its namespace). */
 static int read_peer(struct mnl_socket *nl, char *buf, struct fp_veth_peer *peer)
 {
@@ -265,8 +253,8 @@ static int read_peer(struct mnl_socket *nl, char *buf, struct fp_veth_peer *peer
 	if (ioctl(sock, SIOCGIFNAME, &ifr))
 		return -errno;
 	snprintf(peer->name, sizeof(peer->name), "%s", ifr.ifr_name);
-	err = ethtool_get(sock, peer->name, ETHTOOL_GTXCSUM, &peer->tx_checksum)
-		      ?: ethtool_get(sock, peer->name, ETHTOOL_GGRO, &peer->gro);
+	err = fp_ethtool_get(sock, peer->name, ETHTOOL_GTXCSUM, &peer->tx_checksum)
+		      ?: fp_ethtool_get(sock, peer->name, ETHTOOL_GGRO, &peer->gro);
 	if (err)
 		return err;
 	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID))

@@ -158,6 +158,7 @@ void fx_reset(void)
 	clear_map(fx.skel->maps.fp_ingress, sizeof(struct fp_ingress_key));
 	clear_map(fx.skel->maps.fp_egress, sizeof(uint32_t));
 	clear_map(fx.skel->maps.fp_fdb, sizeof(struct fp_fdb_key));
+	clear_map(fx.skel->maps.fp_ports, sizeof(uint32_t));
 	fx_set_config(&cfg);
 	for (int i = 0; i < 3; i++) {
 		uint32_t ifindex = ports[i];

@@ -78,10 +78,15 @@ static bool forwards_real_frame(const struct pkt_spec *in_spec, const struct pkt
 	return arrived && after[FP_STAT_FORWARDED] - before[FP_STAT_FORWARDED] == 1;
 }
 
-/* The tc hook as attach puts it on an interface, and detach takes it off. */
+/* The tc hook as attach puts it on an interface, and detach takes it off; then split, with
+ * TCP through GRO and the tc hook, UDP through XDP. */
 static void test_tc_hook(const struct pkt_spec *in_spec, const struct pkt_spec *out_spec)
 {
-	struct fp_instance inst = {.prog_fd = fx.prog_fd, .prog_tc_fd = fx.prog_tc_fd};
+	struct fp_instance inst = {.prog_fd = fx.prog_fd,
+				   .prog_tc_fd = fx.prog_tc_fd,
+				   .config_fd = bpf_map__fd(fx.skel->maps.fp_config),
+				   .ports_fd = bpf_map__fd(fx.skel->maps.fp_ports)};
+	uint64_t before[FP_STAT_MAX], after[FP_STAT_MAX];
 	struct bpf_prog_info info = {};
 	uint32_t info_len = sizeof(info);
 	const char *how = NULL, *is;
@@ -113,6 +118,24 @@ static void test_tc_hook(const struct pkt_spec *in_spec, const struct pkt_spec *
 	CHECK(!strcmp(is, "detached"), "status says '%s'", is);
 	CHECK(!fp_hook_pinned(&inst, fx.lan_ifindex), "a pin is left");
 	CHECK(!forwards_real_frame(in_spec, out_spec, false), "still forwarded after detach");
+	tl_case_end();
+
+	tl_case_begin("split: native xdp, and tcp through gro to the tc hook");
+	fx_sh("ethtool -K fp_lan gro on >/dev/null");
+	err = fp_hook_attach(&inst, fx.lan_ifindex, "fp_lan", FP_HOOK_SPLIT, &how);
+	CHECK(!err, "split attach: %s", strerror(-err));
+	snprintf(want, sizeof(want), "native + tc (%s) for TCP", how ? how : "?");
+	is = fp_hook_describe(&inst, fx.lan_ifindex);
+	CHECK(!strcmp(is, want), "status says '%s', want '%s'", is, want);
+	fx_read_stats(before);
+	CHECK(forwards_real_frame(in_spec, out_spec, true), "the rewritten frame did not arrive");
+	fx_read_stats(after);
+	CHECK_EQ(after[FP_STAT_PASS_TCP_TO_TC] - before[FP_STAT_PASS_TCP_TO_TC], 1,
+		 "tcp left to the tc hook by xdp");
+	fp_hook_detach(&inst, fx.lan_ifindex);
+	is = fp_hook_describe(&inst, fx.lan_ifindex);
+	CHECK(!strcmp(is, "detached"), "status says '%s' after detach", is);
+	fx_sh("ethtool -K fp_lan gro off >/dev/null");
 	tl_case_end();
 	rmdir(inst.pin_dir);
 }

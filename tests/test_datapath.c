@@ -1199,6 +1199,52 @@ static void run_tables(void)
 }
 
 /*
+ * A port whose TCP is the tc hook's (--mode auto with GRO): the XDP entry point passes its
+ * TCP, flow or not, and forwards the rest; only while the config says some port is so.
+ */
+static void test_tcp_to_tc(void)
+{
+	const struct dp_case *tcp = &cases[0], *udp = &cases[1]; /* snat lan->wan */
+	uint32_t port = fx.lan_ifindex, flags = FP_PORT_TCP_TO_TC;
+	uint64_t before[FP_STAT_MAX], after[FP_STAT_MAX];
+	uint8_t in[PKT_MAX], out[PKT_MAX];
+	struct fp_config cfg;
+	uint32_t out_len;
+	size_t in_len;
+	int verdict;
+
+	tl_case_begin("tcp of a port that leaves it to the tc hook passes, udp is forwarded");
+	fx_reset();
+	install_flow(tcp);
+	install_flow(udp);
+	if (bpf_map_update_elem(bpf_map__fd(fx.skel->maps.fp_ports), &port, &flags, 0))
+		DIE("fp_ports: %s", strerror(errno));
+	fx_get_config(&cfg);
+	cfg.flags |= FP_CONFIG_TCP_TO_TC;
+	fx_set_config(&cfg);
+	in_len = pkt_build(&tcp->in, in);
+	fx_read_stats(before);
+	verdict = fx_run(in, in_len, fx.lan_ifindex, out, &out_len);
+	fx_read_stats(after);
+	CHECK_EQ(verdict, XDP_PASS, "tcp's verdict");
+	check_stats(before, after, FP_STAT_PASS_TCP_TO_TC, 0, 1);
+	CHECK(out_len == in_len && !memcmp(out, in, in_len), "passed frame was modified");
+	in_len = pkt_build(&udp->in, in);
+	verdict = fx_run(in, in_len, fx.lan_ifindex, out, &out_len);
+	CHECK_EQ(verdict, XDP_REDIRECT, "udp's verdict");
+	tl_case_end();
+
+	tl_case_begin("without the config's flag the port's tcp is forwarded");
+	cfg.flags &= ~FP_CONFIG_TCP_TO_TC;
+	fx_set_config(&cfg);
+	in_len = pkt_build(&tcp->in, in);
+	verdict = fx_run(in, in_len, fx.lan_ifindex, out, &out_len);
+	CHECK_EQ(verdict, XDP_REDIRECT, "tcp's verdict");
+	tl_case_end();
+	fx_reset();
+}
+
+/*
  * A next hop the tc entry point resolved through a port that cannot take XDP frames is
  * cached for skbs only: a frame of the same flow at the XDP entry point (a bridge whose
  * ports are on both hooks) passes rather than be dropped by the redirect.
@@ -1256,6 +1302,7 @@ void test_datapath(void)
 {
 	run_tables();
 	test_tc_skb_only();
+	test_tcp_to_tc();
 	test_nexthop_generation();
 	test_nexthop_mark();
 	test_flow_counters();

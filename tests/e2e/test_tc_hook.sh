@@ -7,7 +7,9 @@
 #   aggregates (forwarded_gso, forwarded_gso_segments; from 5.13, before which a veth does
 #   no GRO without XDP), and the server counts no bad checksum;
 # - detach removes it: the program is gone from the kernel;
-# - --mode auto takes the tc hook for a veth whose peer transmits with checksum offload.
+# - --mode auto takes the tc hook for a veth whose peer transmits with checksum offload,
+#   and on ports with native XDP and GRO, splits: TCP at the tc hook as aggregates, UDP by
+#   XDP.
 export E2E_MODE=tc
 . "$(dirname "$0")/testbed.sh"
 tb_setup
@@ -50,4 +52,28 @@ E2E_MODE=auto tb_attach || exit 1
 check "--mode auto takes the tc hook for r0, whose peer sends partial checksums" \
 	grep -q "^r0: attached (tc hook, $how): its veth peer c0 transmits with checksum offload" \
 	"$TB_TMP/attach.out"
+check "detach succeeds" fastpath detach
+
+# Split: where the driver has native XDP and the port does GRO, auto leaves TCP to GRO and
+# the tc hook, and forwards the rest by XDP.
+cli ethtool -K c0 tx off >/dev/null
+srv ethtool -K s0 tx off >/dev/null
+E2E_MODE=auto tb_attach || exit 1
+check "--mode auto on ports with GRO: native XDP, TCP at the tc hook" \
+	grep -q "^r0: attached (native mode; TCP at the tc hook, $how): native XDP, and GRO" \
+	"$TB_TMP/attach.out"
+check "status shows it" eq "$(tb_status | jq -c '[.interfaces[].mode]')" \
+	"[\"native + tc ($how) for TCP\",\"native + tc ($how) for TCP\"]"
+gso0=$(tb_stat forwarded_gso)
+tb_share_start
+check "an upload of 100 MB arrives intact" eq "$(tb_tcp_transfer "$file" up)" "$want"
+check "the fastpath carried >= 95% of its packets" tb_share_at_least 95
+check "XDP left TCP to the tc hook" ge "$(tb_stat pass_tcp_to_tc_hook)" 1000
+check "which forwarded it as aggregates" ge "$(($(tb_stat forwarded_gso) - gso0))" 100
+tcp_left=$(tb_stat pass_tcp_to_tc_hook)
+fwd0=$(tb_stat forwarded)
+tb_udp_server 6000 "$TB_TMP/server.out"
+check "a UDP conversation completes" cli "$FP_UDP" client 198.19.2.2 6000 5000
+check "... forwarded by XDP" ge "$(($(tb_stat forwarded) - fwd0))" 2500
+check "... which left no UDP to the tc hook" eq "$(tb_stat pass_tcp_to_tc_hook)" "$tcp_left"
 tb_done

@@ -15,6 +15,7 @@
 
 #include "flowmap.h"
 #include "fuzz.h"
+#include "hooks.h"
 #include "instance.h"
 #include "route_watch.h"
 
@@ -92,4 +93,12 @@ bool fp_tx_port_attached(const struct fp_instance *inst, uint32_t ifindex)
 {
 	(void)inst;
 	return ifindex == FUZZ_LAN_IFINDEX || ifindex == FUZZ_WAN_IFINDEX;
+}
+
+/* Both ports at native XDP. */
+enum fp_hook fp_hook_of(const struct fp_instance *inst, int ifindex)
+{
+	(void)inst;
+	return ifindex == FUZZ_LAN_IFINDEX || ifindex == FUZZ_WAN_IFINDEX ? FP_HOOK_NATIVE
+									  : FP_HOOK_AUTO;
 }
