@@ -199,10 +199,10 @@ static bool all_attached_here(const struct fp_instance *inst, const struct iface
 /* The hook each interface gets: --mode's, or what auto chooses for it. */
 static void choose_hook(struct iface *ifc, int mode)
 {
-	ifc->why[0] = '\0';
-	if (mode != FP_HOOK_AUTO)
+	if (mode != FP_HOOK_AUTO) {
 		ifc->hook = mode;
-	else
+		snprintf(ifc->why, sizeof(ifc->why), "--mode %s", fp_hook_name(mode));
+	} else
 		ifc->hook = fp_hook_choose(ifc->ifindex, ifc->why, sizeof(ifc->why));
 }
 
@@ -226,6 +226,7 @@ static int attach_one(const struct fp_instance *inst, struct iface *ifc, int mod
 		if (err)
 			return err;
 	}
+	fp_hook_note(inst, ifc->ifindex, ifc->why);
 	if (bpf_map_update_elem(inst->tx_ports_fd, &ifindex, &ifindex, 0)) {
 		err = -errno;
 		fp_err("%s: cannot add it to the egress map: %s", ifc->name, strerror(errno));
@@ -314,7 +315,8 @@ int cmd_attach(int argc, char **argv, struct fp_options *opt)
 			       ifs[i].how);
 		else
 			printf("%s: attached (%s mode)", ifs[i].name, fp_hook_name(ifs[i].hook));
-		printf("%s%s\n", ifs[i].why[0] ? ": " : "", ifs[i].why);
+		printf("%s%s\n", opt->mode == FP_HOOK_AUTO ? ": " : "",
+		       opt->mode == FP_HOOK_AUTO ? ifs[i].why : "");
 	}
 	fflush(stdout);
 

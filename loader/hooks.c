@@ -15,8 +15,10 @@
  */
 #include <errno.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <syslog.h>
 #include <unistd.h>
 #include <net/if.h>
 #include <sys/socket.h>
@@ -292,6 +294,40 @@ void fp_hook_forget(const struct fp_instance *inst, int ifindex)
 		pin_path(inst, kinds[i], ifindex, path, sizeof(path));
 		unlink(path);
 	}
+	fp_run_path(inst, "hook", ifindex, path, sizeof(path));
+	unlink(path);
+}
+
+void fp_hook_note(const struct fp_instance *inst, int ifindex, const char *why)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	fp_run_path(inst, "hook", ifindex, path, sizeof(path));
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return; /* status then says no more than the hook */
+	if (write(fd, why, strlen(why)) < 0)
+		fp_log(LOG_WARNING, "%s: %s", path, strerror(errno));
+	close(fd);
+}
+
+void fp_hook_why(const struct fp_instance *inst, int ifindex, char *buf, size_t len)
+{
+	char path[PATH_MAX];
+	ssize_t n = -1;
+	int fd;
+
+	fp_run_path(inst, "hook", ifindex, path, sizeof(path));
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, buf, len - 1);
+		close(fd);
+	}
+	buf[n > 0 ? n : 0] = '\0';
+	for (char *c = buf; *c; c++) /* one line of text, whatever the file holds */
+		if (*c < ' ' || *c == '"' || *c == '\\')
+			*c = ' ';
 }
 
 bool fp_hook_pinned(const struct fp_instance *inst, int ifindex)

@@ -32,8 +32,12 @@ int fp_hook_attach(const struct fp_instance *inst, int ifindex, const char *name
 		   const char **how);
 /* Detaches whatever the instance attached to @ifindex, and its pin. */
 void fp_hook_detach(const struct fp_instance *inst, int ifindex);
-/* Removes the pins of an interface that is gone (its hooks went with it). */
+/* Removes the pins of an interface that is gone (its hooks went with it), and its note. */
 void fp_hook_forget(const struct fp_instance *inst, int ifindex);
+/* Why @ifindex got its hook ("--mode tc", or auto's reason), kept for status under
+ * /run/xdp-fastpath; fp_hook_why reads it back ("" if there is none). */
+void fp_hook_note(const struct fp_instance *inst, int ifindex, const char *why);
+void fp_hook_why(const struct fp_instance *inst, int ifindex, char *buf, size_t len);
 /* True if the instance attached to @ifindex (it has a pin for it). */
 bool fp_hook_pinned(const struct fp_instance *inst, int ifindex);
 /* The interfaces the instance has pins for; returns how many. */

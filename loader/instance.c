@@ -310,6 +310,11 @@ void fp_run_paths(const struct fp_instance *inst, char *pid, char *lock, size_t 
 		snprintf(lock, len, "%s/%s.lock", FP_RUN_DIR, inst->name);
 }
 
+void fp_run_path(const struct fp_instance *inst, const char *what, int n, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/%s.%s_%d", FP_RUN_DIR, inst->name, what, n);
+}
+
 /*
  * The start of every command that works on an existing instance and takes no arguments:
  * returns 0 with inst open, or the exit code after a one-line error.

@@ -22,6 +22,8 @@ int fp_instance_lock(const struct fp_instance *inst);
 void fp_instance_unlock(void);
 /* The pid and lock files' paths under /run/xdp-fastpath; either may be NULL. */
 void fp_run_paths(const struct fp_instance *inst, char *pid, char *lock, size_t len);
+/* Another file of the instance there, INSTANCE.WHAT_N. */
+void fp_run_path(const struct fp_instance *inst, const char *what, int n, char *buf, size_t len);
 int fp_read_config(const struct fp_instance *inst, struct fp_config *cfg);
 int fp_write_config(const struct fp_instance *inst, const struct fp_config *cfg);
 int fp_read_stats(const struct fp_instance *inst, uint64_t stats[FP_STAT_MAX]);

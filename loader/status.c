@@ -267,11 +267,16 @@ int cmd_status(int argc, char **argv, struct fp_options *opt)
 			struct fp_veth_peer peer;
 			int veth = fp_veth_peer(ports[i], &peer);
 
+			char why[128];
+
 			fp_ifname(ports[i], name);
+			fp_hook_why(&inst, ports[i], why, sizeof(why));
 			printf("%s{\"name\": \"%s\", \"ifindex\": %u, \"mode\": \"%s\", "
+			       "\"hook_why\": \"%s\", "
 			       "\"shaping\": %s%s%s, \"peer_tx_checksum\": %s}",
 			       i ? ", " : "", name, ports[i], fp_hook_describe(&inst, ports[i]),
-			       shaped ? "\"" : "", shaped ? shaper : "null", shaped ? "\"" : "",
+			       why, shaped ? "\"" : "", shaped ? shaper : "null",
+			       shaped ? "\"" : "",
 			       veth == 1 ? (peer.tx_checksum ? "true" : "false") : "null");
 		}
 		printf("], \"daemon_pid\": %d, \"heartbeat_age_s\": %.3f, \"lease_s\": %.3f, "
@@ -307,8 +312,12 @@ int cmd_status(int argc, char **argv, struct fp_options *opt)
 	for (int i = 0; i < nr_ports; i++) {
 		char name[IF_NAMESIZE], shaper[FP_QDISC_KIND_LEN];
 
+		char why[128];
+
 		fp_ifname(ports[i], name);
-		printf(" %s (%s)", name, fp_hook_describe(&inst, ports[i]));
+		fp_hook_why(&inst, ports[i], why, sizeof(why));
+		printf(" %s (%s%s%s)", name, fp_hook_describe(&inst, ports[i]), why[0] ? ": " : "",
+		       why);
 		if (fp_shaping_qdisc(ports[i], shaper, sizeof(shaper)) > 0)
 			printf(" [shaping qdisc %s: %s]", shaper,
 			       ds.flags & FP_DAEMON_ALLOW_SHAPING

@@ -2,7 +2,7 @@
 # The tc hook (--mode tc): the router's ports do GRO and the endpoints send with checksum
 # offload (testbed.sh), so the fastpath sees GRO aggregates whose checksums are partial.
 # - attach says which tc attachment the kernel has (tcx from 6.6, clsact before), and
-#   status shows it;
+#   status shows it and why;
 # - a TCP transfer each way goes through masquerade intact, carried by the fastpath as
 #   aggregates (forwarded_gso, forwarded_gso_segments; from 5.13, before which a veth does
 #   no GRO without XDP), and the server counts no bad checksum;
@@ -17,8 +17,8 @@ tb_attach || exit 1
 if tb_kernel_older 6 6; then how=clsact; else how=tcx; fi
 check "attach says it is at the tc hook ($how)" \
 	grep -q "^r0: attached (tc hook, $how)" "$TB_TMP/attach.out"
-check "status shows it" eq "$(tb_status | jq -c '[.interfaces[].mode]')" \
-	"[\"tc ($how)\",\"tc ($how)\"]"
+check "status shows it, and why" eq "$(tb_status | jq -c '[.interfaces[] | .mode, .hook_why]')" \
+	"[\"tc ($how)\",\"--mode tc\",\"tc ($how)\",\"--mode tc\"]"
 
 file=$(tb_random_file 100)
 want=$(sha256sum <"$file" | cut -d' ' -f1)
@@ -62,8 +62,8 @@ E2E_MODE=auto tb_attach || exit 1
 check "--mode auto on ports with GRO: native XDP, TCP at the tc hook" \
 	grep -q "^r0: attached (native mode; TCP at the tc hook, $how): native XDP, and GRO" \
 	"$TB_TMP/attach.out"
-check "status shows it" eq "$(tb_status | jq -c '[.interfaces[].mode]')" \
-	"[\"native + tc ($how) for TCP\",\"native + tc ($how) for TCP\"]"
+check "status shows it, and why" eq "$(tb_status | jq -c '[.interfaces[0] | .mode, .hook_why]')" \
+	"[\"native + tc ($how) for TCP\",\"native XDP, and GRO for TCP\"]"
 gso0=$(tb_stat forwarded_gso)
 tb_share_start
 check "an upload of 100 MB arrives intact" eq "$(tb_tcp_transfer "$file" up)" "$want"
