@@ -154,7 +154,8 @@ static __always_inline struct fp_flow6 *fp_lookup6(const struct fp_pkt *pkt, __u
 /*
  * TCP on a port where it is the tc hook's (FP_PORT_TCP_TO_TC): XDP would forward it frame
  * by frame, where the kernel's GRO makes 64 KB aggregates of it that the tc hook forwards
- * whole, for less per byte. UDP and the rest stay XDP's.
+ * whole, for less per byte. UDP and the rest stay XDP's, and so does what XDP would not
+ * forward anyway: that goes to the kernel by its own reason.
  */
 static __always_inline bool fp_tcp_to_tc(const struct fp_pkt *pkt, const struct fp_config *cfg,
 					 __u32 port)
@@ -304,10 +305,12 @@ static __always_inline int fp_forward_xdp(struct xdp_md *ctx, const struct fp_co
 		reason = fp_l2_ingress(pkt, cfg, &fwd.ingress);
 	if (reason == FP_CONTINUE)
 		reason = fp_parse_l3(data, data_end, frame_len, pkt);
-	if (reason == FP_CONTINUE && fp_tcp_to_tc(pkt, cfg, ctx->ingress_ifindex))
-		reason = FP_STAT_PASS_TCP_TO_TC;
 	if (reason == FP_CONTINUE)
 		reason = fp_decide(ctx, cfg, &fwd, false);
+	/* A PPPoE session in or out stays XDP's: the tc hook leaves it to the kernel. */
+	if (reason == FP_CONTINUE && fp_tcp_to_tc(pkt, cfg, ctx->ingress_ifindex) &&
+	    !pkt->pppoe_sid && !(fwd.meta->encap & FP_ENCAP_PPPOE))
+		reason = FP_STAT_PASS_TCP_TO_TC;
 	if (reason != FP_CONTINUE)
 		return fp_pass(reason);
 	meta = fwd.meta;

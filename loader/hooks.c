@@ -3,8 +3,8 @@
  * Where the datapath runs on an interface. XDP in the driver (native) sees frames before
  * the kernel allocates anything; generic XDP runs on skbs and turns the device's GRO off;
  * the tc ingress hook sees skbs after GRO, and forwards a TCP connection's aggregates whole.
- * Split: native XDP for everything but TCP, which it passes to the kernel's GRO for the tc
- * hook (fp_ports, FP_PORT_TCP_TO_TC).
+ * Split (--mode split): native XDP for everything but TCP, which it passes to the kernel's
+ * GRO for the tc hook (fp_ports, FP_PORT_TCP_TO_TC).
  *
  * What keeps a program attached after the command exits is pinned beside the maps:
  *   link_IFINDEX  the XDP bpf_link (native or generic)
@@ -21,8 +21,6 @@
 #include <syslog.h>
 #include <unistd.h>
 #include <net/if.h>
-#include <sys/socket.h>
-#include <linux/ethtool.h>
 #include <linux/if_link.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -51,7 +49,7 @@ const char *fp_hook_name(enum fp_hook hook)
 	case FP_HOOK_TC:
 		return "tc";
 	case FP_HOOK_SPLIT:
-		return "native + tc for TCP";
+		return "split";
 	case FP_HOOK_AUTO:
 		break;
 	}
@@ -72,21 +70,6 @@ static bool pinned(const struct fp_instance *inst, const char *kind, int ifindex
 
 	pin_path(inst, kind, ifindex, path, sizeof(path));
 	return path[0] && !access(path, F_OK);
-}
-
-/* Whether the port runs GRO (in this namespace, where it is attached). */
-static bool port_gro(int ifindex)
-{
-	char name[IF_NAMESIZE];
-	bool on = false;
-	int sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-
-	if (sock < 0)
-		return false;
-	if (!if_indextoname(ifindex, name) || fp_ethtool_get(sock, name, ETHTOOL_GGRO, &on))
-		on = false;
-	close(sock);
-	return on;
 }
 
 enum fp_hook fp_hook_choose(int ifindex, char *why, size_t len)
@@ -112,11 +95,7 @@ enum fp_hook fp_hook_choose(int ifindex, char *why, size_t len)
 		return FP_HOOK_TC;
 	}
 	/* Before 6.3 the kernel cannot say: native is tried first, tc taken if it fails. */
-	if (port_gro(ifindex)) {
-		snprintf(why, len, "native XDP, and GRO for TCP");
-		return FP_HOOK_SPLIT;
-	}
-	snprintf(why, len, "native XDP");
+	snprintf(why, len, "the driver has native XDP");
 	return FP_HOOK_NATIVE;
 }
 

@@ -11,17 +11,16 @@ enum fp_hook {
 	FP_HOOK_NATIVE,	 /* XDP in the driver */
 	FP_HOOK_GENERIC, /* XDP on skbs, after the driver; turns the device's GRO off */
 	FP_HOOK_TC,	 /* tc ingress, after GRO: a tcx link (6.6), a clsact filter before */
-	FP_HOOK_SPLIT,	 /* native XDP, and tc for TCP after GRO (auto, for a port with GRO) */
+	FP_HOOK_SPLIT,	 /* native XDP, and tc for TCP after GRO: for a port that does GRO */
 };
 
 const char *fp_hook_name(enum fp_hook hook);
 
 /*
- * What --mode auto attaches to @ifindex: native XDP where the driver has it, and split
- * where the port runs GRO too (TCP's aggregates forwarded whole at the tc hook, the rest
- * by XDP); tc where the driver has no native XDP, on a port that cannot take redirected
- * XDP frames, and on a veth whose peer transmits with checksum offload (its partial
- * checksums survive only as skbs). @why says so in a few words.
+ * What --mode auto attaches to @ifindex: native XDP where the driver has it; tc where it
+ * has not, on a port that cannot take redirected XDP frames, and on a veth whose peer
+ * transmits with checksum offload (its partial checksums survive only as skbs). @why says
+ * so in a few words. (Split is not auto's yet: see the README's Hooks.)
  */
 enum fp_hook fp_hook_choose(int ifindex, char *why, size_t len);
 

@@ -34,7 +34,7 @@ void fp_usage(FILE *f)
 		"  flush             remove every offloaded flow; the daemon offloads again\n"
 		"\n"
 		"Options of attach:\n"
-		"  -m, --mode MODE      native, generic, tc or auto (default auto)\n"
+		"  -m, --mode MODE      native, generic, tc, split or auto (default auto)\n"
 		"  -n, --flows N        flow table size per family, at first attach (default %u)\n"
 		"  -l, --lease S        heartbeat lease in seconds: with the daemon silent that\n"
 		"                       long, all traffic goes to the kernel; 0 disables (default "
@@ -198,11 +198,13 @@ int fp_options_parse(int argc, char **argv, struct fp_options *opt)
 				opt->mode = FP_HOOK_GENERIC;
 			} else if (!strcmp(optarg, "tc")) {
 				opt->mode = FP_HOOK_TC;
+			} else if (!strcmp(optarg, "split")) {
+				opt->mode = FP_HOOK_SPLIT;
 			} else if (!strcmp(optarg, "auto")) {
 				opt->mode = FP_HOOK_AUTO;
 			} else {
 				fp_err("invalid value for --mode: '%s' (%s)", optarg,
-				       "native, generic, tc or auto");
+				       "native, generic, tc, split or auto");
 				return FP_PARSE_ERROR;
 			}
 			break;

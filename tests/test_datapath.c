@@ -1234,7 +1234,26 @@ static void test_tcp_to_tc(void)
 	CHECK_EQ(verdict, XDP_REDIRECT, "udp's verdict");
 	tl_case_end();
 
+	tl_case_begin("tcp of such a port leaving by pppoe stays xdp's");
+	apply_topo(TOPO_WAN_PPPOE); /* the tc hook leaves pppoe to the kernel */
+	fx_get_config(&cfg);
+	cfg.nh_gen++; /* the next hop is looked up again, now through the session */
+	fx_set_config(&cfg);
+	in_len = pkt_build(&tcp->in, in);
+	fx_read_stats(before);
+	verdict = fx_run(in, in_len, fx.lan_ifindex, out, &out_len);
+	fx_read_stats(after);
+	CHECK_EQ(verdict, XDP_REDIRECT, "tcp's verdict");
+	CHECK_EQ(after[FP_STAT_PASS_TCP_TO_TC] - before[FP_STAT_PASS_TCP_TO_TC], 0,
+		 "left to the tc hook");
+	tl_case_end();
+
 	tl_case_begin("without the config's flag the port's tcp is forwarded");
+	fx_reset();
+	install_flow(tcp);
+	if (bpf_map_update_elem(bpf_map__fd(fx.skel->maps.fp_ports), &port, &flags, 0))
+		DIE("fp_ports: %s", strerror(errno));
+	fx_get_config(&cfg);
 	cfg.flags &= ~FP_CONFIG_TCP_TO_TC;
 	fx_set_config(&cfg);
 	in_len = pkt_build(&tcp->in, in);

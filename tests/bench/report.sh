@@ -147,17 +147,16 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2fx", a / b; els
 			echo "aggregates, and so does xdp-fastpath at the tc hook (--mode tc). The egress cuts"
 			echo "them in software (no TSO) or sends them on whole (TSO). (2) is from the table above."
 			echo
-			echo "(5): attach's default, which on these ports is native XDP with TCP left to GRO"
-			echo "and the tc hook."
+			echo "(5): --mode split, native XDP with TCP left to GRO and the tc hook."
 			echo
-			echo "| streams | egress | kernel NAT + GRO (3) | xdp-fastpath, tc hook (4) | (4)/(3) | default (5) | (5)/(3) | (2)/(3) |"
+			echo "| streams | egress | kernel NAT + GRO (3) | xdp-fastpath, tc hook (4) | (4)/(3) | split (5) | (5)/(3) | (2)/(3) |"
 			echo "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |"
 			for s in 1 4; do
 				read -r f <<<"$(col $s fastpath)"
 				for v in "" _tso; do
 					read -r g gmin gmax <<<"$(col $s kernel_gro$v)"
 					read -r t tmin tmax <<<"$(col $s fastpath_tc_gro$v)"
-					read -r a amin amax <<<"$(col $s fastpath_auto_gro$v)"
+					read -r a amin amax <<<"$(col $s fastpath_split_gro$v)"
 					echo "| $s | $([ -z "$v" ] && echo "no TSO" || echo TSO) |" \
 						"$g ($gmin-$gmax) Mbit/s | $t ($tmin-$tmax) Mbit/s |" \
 						"$(ratio "$t" "$g") | ${a:-?} (${amin:-?}-${amax:-?}) Mbit/s |" \

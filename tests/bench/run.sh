@@ -14,8 +14,8 @@
 #   BENCH_FLOWS="1000 65536"  flow counts (add 1048576 for the 1M figure: needs time and RAM)
 #   BENCH_ROUNDS=3 BENCH_SECONDS=3 BENCH_TCP=1 (iperf3 TCP, 1 and 4 streams; kernel NAT
 #                        and xdp-fastpath without GRO, then with GRO on the router's ports:
-#                        kernel NAT against the tc hook and attach's default (native XDP,
-#                        TCP at the tc hook), egress with and without TSO)
+#                        kernel NAT against the tc hook and --mode split (native XDP, TCP
+#                        at the tc hook), egress with and without TSO)
 #   BENCH_PPS=1 (0: only TCP)  BENCH_BURST=65536 (conntrack entries created at once; 0: none)
 #   BENCH_STEER="all 1" (also measure xdp-fastpath --steer and --steer=1 in each round;
 #                        "" for neither; the default on one CPU)
@@ -284,17 +284,17 @@ if [ "$DO_TCP" = 1 ]; then
 	tso() { for i in r0 r1; do rtr ethtool -K $i tso "$1" gso "$1" >/dev/null; done; }
 	attach() { fastpath attach r0 r1 --log-file "$TB_TMP/daemon.log" "$@" >/dev/null; }
 	for ((r = 1; r <= ROUNDS; r++)); do
-		for path in kernel fastpath kernel_gro fastpath_tc_gro fastpath_auto_gro \
-			kernel_gro_tso fastpath_tc_gro_tso fastpath_auto_gro_tso; do
+		for path in kernel fastpath kernel_gro fastpath_tc_gro fastpath_split_gro \
+			kernel_gro_tso fastpath_tc_gro_tso fastpath_split_gro_tso; do
 			case $path in
 			kernel) gro off; tso on ;;
 			fastpath) gro off; tso on; attach --mode native ;;
 			kernel_gro) gro on; tso off ;;
 			fastpath_tc_gro) gro on; tso off; attach --mode tc ;;
-			fastpath_auto_gro) gro on; tso off; attach ;; # split: TCP at the tc hook
+			fastpath_split_gro) gro on; tso off; attach --mode split ;;
 			kernel_gro_tso) gro on; tso on ;;
 			fastpath_tc_gro_tso) gro on; tso on; attach --mode tc ;;
-			fastpath_auto_gro_tso) gro on; tso on; attach ;;
+			fastpath_split_gro_tso) gro on; tso on; attach --mode split ;;
 			esac
 			for streams in 1 4; do
 				srv iperf3 -s -D -1 >/dev/null 2>&1
