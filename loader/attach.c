@@ -213,7 +213,7 @@ static int attach_one(const struct fp_instance *inst, struct iface *ifc, int mod
 
 	/* auto on a kernel that cannot say whether the driver has native XDP (before 6.3):
 	 * try it, quietly, and take tc if it fails. */
-	if (mode == FP_HOOK_AUTO && (ifc->hook == FP_HOOK_NATIVE || ifc->hook == FP_HOOK_SPLIT)) {
+	if (mode == FP_HOOK_AUTO && ifc->hook == FP_HOOK_NATIVE) {
 		err = fp_hook_attach(inst, ifc->ifindex, NULL, ifc->hook, &ifc->how);
 		if (err) {
 			ifc->hook = FP_HOOK_TC;
