@@ -27,7 +27,7 @@ enum { FP_DIR_ORIG, FP_DIR_REPLY };
  * A record, compact because a router keeps tens of thousands: the tuples are stored at
  * their family's size (conn_tuple() expands one), times in seconds. A chain link names a
  * record and the direction whose chain continues there (the low bit of the pointer).
- * 72 bytes for IPv4 (80 with malloc's header), 120 for IPv6.
+ * 72 bytes for IPv4 (80 with malloc's header), 120 for IPv6; 8 less on 32-bit routers.
  */
 struct fp_conn {
 	uintptr_t next[2];	 /* the chains of the two tuples' buckets */
@@ -47,7 +47,8 @@ struct fp_conn {
 	uint32_t addr[];    /* src and dst of the original, then of the reply direction */
 };
 
-_Static_assert(sizeof(struct fp_conn) == 56, "fp_conn: 56 bytes before the addresses");
+_Static_assert(sizeof(struct fp_conn) == 2 * sizeof(uintptr_t) + 40,
+	       "fp_conn: no padding before the addresses");
 
 struct fp_conntable {
 	uintptr_t *buckets;

@@ -77,7 +77,8 @@ static bool on_bpffs(const char *path)
 {
 	struct statfs st;
 
-	return statfs(path, &st) == 0 && st.f_type == BPF_FS_MAGIC;
+	/* f_type is an int on 32-bit machines (armhf), and the magic above INT_MAX. */
+	return statfs(path, &st) == 0 && (uint32_t)st.f_type == BPF_FS_MAGIC;
 }
 
 /*
