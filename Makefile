@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # xdp-fastpath build. `make` builds the binary, `make test` runs every test (root; with
-# `make test-kernels`, the tests on other kernels in qemu guests),
+# `make test-kernels`, the tests on other kernels in qemu guests; `make cross`, the builds for
+# arm64, armhf and s390x),
 # `make bench-prog` prints the datapath's per-packet cost, `make install` installs.
 
 CC	?= gcc
@@ -13,8 +14,23 @@ UNITDIR ?= $(PREFIX)/lib/systemd/system
 DESTDIR ?=
 
 BUILD	:= build
-ARCH	:= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+
+# Cross builds: CROSS_COMPILE=s390x-linux-gnu- (or aarch64-linux-gnu-, arm-linux-gnueabihf-)
+# and SYSROOT, a directory with the target's libraries and headers (`make sysroot` makes one
+# from Debian's packages; see tests/cross/run.sh).
+CROSS_COMPILE ?=
+ifneq ($(CROSS_COMPILE),)
+CC	:= $(CROSS_COMPILE)gcc
+endif
+SYSROOT ?=
 MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
+PKG_CONFIG := pkg-config
+ifneq ($(SYSROOT),)
+SYSROOT_ABS := $(abspath $(SYSROOT))
+PKG_CONFIG := PKG_CONFIG_SYSROOT_DIR=$(SYSROOT_ABS) \
+	      PKG_CONFIG_LIBDIR=$(SYSROOT_ABS)/usr/lib/$(MULTIARCH)/pkgconfig pkg-config
+LDFLAGS += -Wl,-rpath-link,$(SYSROOT_ABS)/usr/lib/$(MULTIARCH):$(SYSROOT_ABS)/lib/$(MULTIARCH)
+endif
 
 # The BPF object's byte order is that of the machine the command is built for: bpfeb for a
 # big-endian target (ath79's MIPS, s390x), bpfel otherwise. `-target bpf` would take the
@@ -22,21 +38,27 @@ MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
 TARGET_ENDIAN := $(shell $(CC) -dM -E - </dev/null 2>/dev/null | \
 		   awk '$$2 == "__BYTE_ORDER__" { print $$3 }')
 BPF_TARGET ?= bpf$(if $(filter __ORDER_BIG_ENDIAN__,$(TARGET_ENDIAN)),eb,el)
+# bpftool's byte order: that of the machine that builds.
+BUILD_ENDIAN := $(shell $(CLANG) -dM -E -x c /dev/null 2>/dev/null | \
+		  awk '$$2 == "__BYTE_ORDER__" { print $$3 }')
+BUILD_BPF_TARGET := bpf$(if $(filter __ORDER_BIG_ENDIAN__,$(BUILD_ENDIAN)),eb,el)
 
-# The BPF object: -O2 -g for BTF (named fields in bpftool), warnings are errors.
-BPF_CFLAGS := -target $(BPF_TARGET) -O2 -g -Wall -Werror -D__TARGET_ARCH_$(ARCH) \
-	      -Iinclude -Ibpf $(if $(MULTIARCH),-I/usr/include/$(MULTIARCH))
+# The BPF object: -O2 -g for BTF (named fields in bpftool), warnings are errors. Its
+# includes (asm/types.h) are the build machine's: the BPF target has no multiarch of its own.
+BPF_MULTIARCH := $(shell $(CLANG) -print-multiarch 2>/dev/null)
+BPF_CFLAGS := -target $(BPF_TARGET) -O2 -g -Wall -Werror \
+	      -Iinclude -Ibpf $(if $(BPF_MULTIARCH),-I/usr/include/$(BPF_MULTIARCH))
 
 CFLAGS	?= -O2 -g
 CFLAGS	+= $(EXTRA_CFLAGS) -std=gnu11 -Wall -Wextra -Werror -Wno-missing-field-initializers \
 	   -Iinclude -I$(BUILD) -Iloader -D_GNU_SOURCE
 PKGS	:= libbpf libmnl libnetfilter_conntrack
-CFLAGS	+= $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-LDLIBS	+= $(shell pkg-config --libs $(PKGS) 2>/dev/null || \
+CFLAGS	+= $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+LDLIBS	+= $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || \
 	     echo -lbpf -lelf -lz -lmnl -lnetfilter_conntrack -lnfnetlink)
 
 BPF_SRC   := bpf/xdp_fastpath.bpf.c
-BPF_HDRS  := $(wildcard bpf/*.h) include/xdp_fastpath.h
+BPF_HDRS  := $(wildcard bpf/*.h bpf/asm/*.h) include/xdp_fastpath.h
 BPF_OBJ   := $(BUILD)/xdp_fastpath.bpf.o
 SKEL	  := $(BUILD)/xdp_fastpath.skel.h $(BUILD)/probe.skel.h
 
@@ -51,7 +73,7 @@ TEST_BIN  := $(BUILD)/fp-test
 UDP_BIN	  := $(BUILD)/fp-udp
 BENCH_BIN := $(BUILD)/fp-bench
 
-.PHONY: all test test-kernels bench bench-prog bpf-byte-orders sanitize fuzz install uninstall clean format
+.PHONY: all test test-kernels cross bench bench-prog bpf-byte-orders sanitize fuzz install uninstall clean format
 all: $(BIN) $(UDP_BIN) $(BUILD)/xdp_pass.bpf.o
 
 $(BUILD)/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS) | $(BUILD)
@@ -75,8 +97,14 @@ $(BUILD)/bpfeb/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS)
 # then rebuild the skeletons and everything that includes them.
 .SECONDARY: $(SKEL) $(SKEL:.skel.h=.bpf.o)
 
+ifeq ($(BPF_TARGET),$(BUILD_BPF_TARGET))
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $* > $@.tmp && mv $@.tmp $@
+else
+# The other byte order than bpftool's (a big-endian router built on x86): see the script.
+$(BUILD)/%.skel.h: $(BUILD)/$(BUILD_BPF_TARGET)/%.bpf.o $(BUILD)/%.bpf.o scripts/skel-embed.sh
+	BPFTOOL=$(BPFTOOL) scripts/skel-embed.sh $* $< $(word 2,$^) > $@.tmp && mv $@.tmp $@
+endif
 
 $(BUILD)/loader/%.o: loader/%.c $(SKEL) include/xdp_fastpath.h $(wildcard loader/*.h) | $(BUILD)
 	@mkdir -p $(dir $@)
@@ -87,10 +115,10 @@ $(BUILD)/tests/%.o: tests/%.c $(SKEL) include/xdp_fastpath.h $(wildcard tests/*.
 	$(CC) $(CFLAGS) -Itests -c $< -o $@
 
 $(BIN): $(LOADER_OBJS)
-	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
 $(TEST_BIN): $(TEST_OBJS) $(LOADER_LIB)
-	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
 $(UDP_BIN): tests/e2e/fp_udp.c | $(BUILD)
 	$(CC) $(CFLAGS) $< -o $@
@@ -106,7 +134,7 @@ $(BUILD)/bench.skel.h: $(BUILD)/bench.bpf.o
 	$(BPFTOOL) gen skeleton $< name bench > $@.tmp && mv $@.tmp $@
 
 $(BENCH_BIN): tests/bench/fp_bench.c tests/bench/bench.h $(BUILD)/bench.skel.h
-	$(CC) $(CFLAGS) -Itests/bench $< -o $@ $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -Itests/bench $< -o $@ $(LDLIBS)
 
 # The command and the unit tests built with ASan and UBSan (make test runs them too).
 SAN_DIR	  := $(BUILD)/san
@@ -148,7 +176,7 @@ $(FUZZ_DIR)/fuzz-cli: $(addprefix $(FUZZ_DIR)/,fuzz_cli.o fuzz_util.o options.o 
 
 $(FUZZ_DIR)/fp-fuzz-seeds: tests/fuzz/make_seeds.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $< -o $@ $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) $< -o $@ $(LDLIBS)
 
 fuzz: $(FUZZ_BIN)
 
@@ -161,6 +189,11 @@ test: $(BIN) $(TEST_BIN) $(UDP_BIN) $(BENCH_BIN) $(BUILD)/xdp_pass.bpf.o sanitiz
 # fp-test and the e2e core on Debian's 5.10, 6.1 and 6.12 kernels in qemu (make test runs it too).
 test-kernels: $(BIN) $(TEST_BIN) $(UDP_BIN) $(BUILD)/xdp_pass.bpf.o
 	tests/vm/matrix.sh
+
+# The command and fp-test cross-built for arm64, armhf and s390x (build/ARCH), and what of
+# them runs under qemu-user (make test runs it too; s390x's fp-test runs in test-kernels).
+cross:
+	tests/cross/run.sh
 
 # The full benchmark (root, several minutes): kernel NAT vs xdp-fastpath vs the XDP ceiling.
 bench: $(BIN) $(BENCH_BIN) $(TEST_BIN)

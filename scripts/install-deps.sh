@@ -14,5 +14,7 @@ apt-get install -y -qq --no-install-recommends \
 	libmnl-dev libnetfilter-conntrack-dev \
 	iproute2 nftables conntrack ethtool iputils-ping procps util-linux \
 	socat jq pv bc iperf3 gnuplot-nox systemd \
-	qemu-system-x86 busybox-static kmod cpio xz-utils ppp pppoe >/dev/null
+	qemu-system-x86 busybox-static kmod cpio xz-utils ppp pppoe \
+	qemu-system-misc qemu-user-static file \
+	gcc-s390x-linux-gnu gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf >/dev/null
 echo "install-deps.sh: done"

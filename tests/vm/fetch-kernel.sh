@@ -27,8 +27,6 @@ case "$name" in
 	exit 2
 	;;
 esac
-mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
-security=${DEBIAN_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
 
 dir=$top/$name
 [ "$arch" = amd64 ] || dir=$top/$name-$arch
@@ -36,16 +34,10 @@ if [ -s "$dir/vmlinuz" ] && [ -s "$dir/release" ]; then
 	exit 0
 fi
 apt_dir=$dir/apt
-mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial" "$dir/debs"
-cat >"$apt_dir/sources.list" <<SRC
-deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror $suite main
-deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $security $suite-security main
-SRC
-apt_opts=(-o "Dir::Etc::sourcelist=$apt_dir/sources.list" -o Dir::Etc::sourceparts=/dev/null
-	-o "Dir::State::Lists=$apt_dir/lists" -o "Dir::Cache=$apt_dir/cache"
-	-o "Dir::State::status=/dev/null" -o "APT::Architecture=$arch"
-	-o "APT::Architectures::=$arch" -o Debug::NoLocking=1 -o APT::Sandbox::User=root)
-apt-get "${apt_opts[@]}" -qq update
+mkdir -p "$dir/debs"
+# shellcheck source=scripts/debian-apt.sh
+. "$(dirname "$0")/../../scripts/debian-apt.sh"
+debian_apt_setup "$arch" "$suite" "$apt_dir"
 # The metapackage names this suite's current ABI package (it changes with security updates).
 meta=linux-image-$arch
 pkg=$(apt-cache "${apt_opts[@]}" depends "$meta" |
@@ -60,7 +52,7 @@ dpkg -x "$dir"/debs/"$pkg"_*.deb "$dir/root"
 # bullseye and bookworm keep modules in /lib/modules, trixie in /usr/lib/modules.
 moddir=$(find "$dir/root" -maxdepth 4 -type d -path '*/lib/modules/*' | head -n 1)
 release=$(basename "$moddir")
-rm -rf "$dir/lib"
+rm -rf "${dir:?}/lib"
 mkdir -p "$dir/lib/modules"
 mv "$moddir" "$dir/lib/modules/$release"
 vmlinuz=$(find "$dir/root/boot" -name 'vmlinu*' | head -n 1)
