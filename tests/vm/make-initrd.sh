@@ -4,14 +4,19 @@
 # root filesystem (virtio, 9p, overlayfs) in dependency order, and a first-stage init that
 # mounts it and switches to tests/vm/guest-init.sh.
 #
-#   tests/vm/make-initrd.sh KERNEL_DIR RELEASE OUTPUT
+#   tests/vm/make-initrd.sh KERNEL_DIR RELEASE OUTPUT [GUEST_ROOT]
+#
+# With GUEST_ROOT (a guest of another architecture, see make-root.sh), the guest's root is
+# that directory (shared as "guestroot") and this machine's root is under /host in it.
 set -euo pipefail
 
 kdir=$(realpath "$1")
 release=$2
 out=$3
+guest_root=${4:-}
 here=$(cd "$(dirname "$0")" && pwd)
-busybox=${BUSYBOX:-/bin/busybox} # busybox-static: the initramfs has no libc
+busybox=/bin/busybox # busybox-static: the initramfs has no libc
+[ -z "$guest_root" ] || busybox=$guest_root/bin/busybox
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -36,6 +41,12 @@ for mod in virtio_pci 9pnet_virtio 9p overlay; do
 	done
 done
 
+lower_tag=hostroot host_mount=: host_prefix=''
+if [ -n "$guest_root" ]; then
+	lower_tag=guestroot host_prefix=/host
+	host_mount="mount -t 9p -o \$opts,ro,cache=loose hostroot /newroot/host"
+fi
+
 cat >"$tmp/init" <<INIT
 #!/bin/busybox sh
 /bin/busybox --install -s /bin
@@ -45,14 +56,15 @@ mount -t devtmpfs devtmpfs /dev
 for m in \$(cat /mods/order); do insmod /mods/\$m 2>/dev/null; done
 # Built in on some kernels, modules on others: whatever is missing shows in the mounts below.
 opts=trans=virtio,version=9p2000.L,msize=262144
-mount -t 9p -o \$opts,ro,cache=loose hostroot /lower || { echo "init: no 9p root"; echo o >/proc/sysrq-trigger; sleep 60; }
+mount -t 9p -o \$opts,ro,cache=loose $lower_tag /lower || { echo "init: no 9p root"; echo o >/proc/sysrq-trigger; sleep 60; }
 mount -t tmpfs -o size=2G tmpfs /upper
 mkdir -p /upper/rw /upper/work
 mount -t overlay overlay -o lowerdir=/lower,upperdir=/upper/rw,workdir=/upper/work /newroot
 mkdir -p /newroot/lib/modules/$release
 mount -t 9p -o \$opts,ro modules /newroot/lib/modules/$release
+$host_mount
 umount /proc /sys /dev 2>/dev/null
-exec switch_root /newroot $here/guest-init.sh
+exec switch_root /newroot $host_prefix$here/guest-init.sh
 INIT
 chmod +x "$tmp/init"
 (cd "$tmp" && find . | cpio -o -H newc --quiet | gzip -1) >"$out.tmp"

@@ -2,9 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # The tests on the kernels routers and distributions ship, each booted in a qemu guest
 # (tests/vm/run.sh): fp-test on every kernel of VM_KERNELS, and the core of the end-to-end
-# suite on those of VM_E2E_KERNELS. Ends with "N passed, N failed" over all of them.
+# suite on those of VM_E2E_KERNELS; fp-test, cross-built, on a big-endian s390x guest for
+# each of VM_BE_KERNELS (ath79's MIPS routers are big-endian). Ends with "N passed, N failed"
+# over all of them.
 #
 #   VM_KERNELS      default "5.10 6.1 6.12"
+#   VM_BE_KERNELS   default "6.1"; "" skips the big-endian guest
 #   VM_E2E_KERNELS  default "5.10 6.1"; "" skips the end-to-end tests
 #   VM_E2E_TESTS    the end-to-end tests to run there (default: the core and more, below)
 #   VM_E2E_TC_TESTS those to run there again at the tc hook (default: the core, VLANs)
@@ -12,6 +15,7 @@ set -u
 cd "$(dirname "$0")/../.." || exit 2
 
 kernels=${VM_KERNELS-5.10 6.1 6.12}
+be_kernels=${VM_BE_KERNELS-6.1}
 export E2E_EMULATED=1 # see tb_share_at_least in tests/e2e/testbed.sh
 e2e_kernels=${VM_E2E_KERNELS-5.10 6.1}
 # The core (tests/e2e/core.list), then the veth checks, which before 6.3 ask the peer
@@ -50,6 +54,18 @@ for k in $kernels; do
 	echo "== fp-test on Linux $k (qemu)"
 	tests/vm/run.sh "$k" build/fp-test 2>&1 | tee "$log" | grep --line-buffered -vE '^ok|^\[ '
 	count "fp-test on $k"
+done
+for k in $be_kernels; do
+	echo "== fp-test on Linux $k s390x, big-endian (qemu)"
+	if ! tests/cross/build.sh s390x >"$log" 2>&1; then
+		tail -n 20 "$log"
+		echo "FAIL - fp-test on $k s390x: the cross build"
+		failed=$((failed + 1))
+		continue
+	fi
+	VM_ARCH=s390x tests/vm/run.sh "$k" build/s390x/fp-test 2>&1 | tee "$log" |
+		grep --line-buffered -vE '^ok|^\[ '
+	count "fp-test on $k s390x"
 done
 for k in $e2e_kernels; do
 	echo "== end-to-end core on Linux $k (qemu)"

@@ -12,8 +12,13 @@
 # directory. KVM does not work in this sandbox: qemu emulates (TCG), about 100x slower than
 # here for bulk data, so tests in guests move little data.
 #
-# Environment: VM_DIR (build/vm), VM_MEM (3G), VM_CPUS (2), VM_TIMEOUT (seconds, 1800),
-# VM_LOG (also write the console to this file).
+# With VM_ARCH=s390x the guest is big-endian (Debian's s390x kernel, qemu-system-s390x): its
+# root is a directory of Debian's s390x packages (make-root.sh), this machine's root is
+# under /host there, and the command runs in /host/<current directory>; what it runs must be
+# built for s390x (tests/cross/run.sh).
+#
+# Environment: VM_DIR (build/vm), VM_ARCH (amd64), VM_MEM (3G), VM_CPUS (2), VM_TIMEOUT
+# (seconds, 1800), VM_LOG (also write the console to this file).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -24,19 +29,28 @@ shift
 	exit 2
 }
 vm_dir=$(realpath -m "${VM_DIR:-$here/../../build/vm}")
+arch=${VM_ARCH:-amd64}
+export VM_ARCH=$arch
 "$here/fetch-kernel.sh" "$kernel" "$vm_dir"
 kdir=$vm_dir/$kernel
+guest_root='' host_prefix=''
+if [ "$arch" != amd64 ]; then
+	kdir=$vm_dir/$kernel-$arch
+	guest_root=$vm_dir/root-$arch
+	host_prefix=/host
+	"$here/make-root.sh" "$arch" "$guest_root"
+fi
 release=$(cat "$kdir/release")
 initrd=$kdir/initrd.img
 [ -s "$initrd" ] && [ "$initrd" -nt "$here/make-initrd.sh" ] ||
-	"$here/make-initrd.sh" "$kdir" "$release" "$initrd"
+	"$here/make-initrd.sh" "$kdir" "$release" "$initrd" "$guest_root"
 
 work=$(mktemp -d "$vm_dir/run.XXXXXX")
 cleanup() { rm -rf "$work"; }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 {
-	printf 'cd %q || exit 125\n' "$PWD"
+	printf 'cd %q || exit 125\n' "$host_prefix$PWD"
 	# What the tests read from the environment goes along.
 	for var in $(compgen -e | grep -E '^(FP_|FUZZ_|CHURN_|TEST_|E2E_|CI$)' || true); do
 		printf 'export %s=%q\n' "$var" "${!var}"
@@ -49,14 +63,32 @@ trap 'exit 130' INT TERM
 
 console=$work/console
 timeout_s=${VM_TIMEOUT:-1800}
+share=security_model=none,readonly=on
+case "$arch" in
+amd64)
+	machine=(qemu-system-x86_64 -cpu max -serial stdio)
+	tty=ttyS0
+	;;
+s390x)
+	# shellcheck disable=SC2054 # qemu's options hold commas
+	machine=(qemu-system-s390x -M s390-ccw-virtio -cpu max -chardev stdio,id=console
+		-device sclpconsole,chardev=console
+		-virtfs "local,path=$guest_root,mount_tag=guestroot,$share,multidevs=remap")
+	tty=ttysclp0
+	;;
+*)
+	echo "tests/vm/run.sh: no guest for VM_ARCH=$arch (amd64 or s390x)" >&2
+	exit 2
+	;;
+esac
 set +e
-timeout --foreground -k 10 "$timeout_s" qemu-system-x86_64 \
-	-accel tcg,thread=multi -cpu max -smp "${VM_CPUS:-2}" -m "${VM_MEM:-3G}" \
-	-no-reboot -nodefaults -display none -serial stdio -monitor none \
+timeout --foreground -k 10 "$timeout_s" "${machine[@]}" \
+	-accel tcg,thread=multi -smp "${VM_CPUS:-2}" -m "${VM_MEM:-3G}" \
+	-no-reboot -nodefaults -display none -monitor none \
 	-kernel "$kdir/vmlinuz" -initrd "$initrd" \
-	-append "console=ttyS0 quiet loglevel=1 panic=-1 fp_release=$release fp_cmd=$work/cmd" \
-	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
-	-virtfs local,path="$kdir/lib/modules/$release",mount_tag=modules,security_model=none,readonly=on \
+	-append "console=$tty quiet loglevel=1 panic=-1 fp_release=$release fp_cmd=$host_prefix$work/cmd" \
+	-virtfs "local,path=/,mount_tag=hostroot,$share,multidevs=remap" \
+	-virtfs "local,path=$kdir/lib/modules/$release,mount_tag=modules,$share" \
 	</dev/null | sed -u 's/\r$//' | tee "$console" ${VM_LOG:+"$VM_LOG"}
 qemu_status=${PIPESTATUS[0]}
 set -e

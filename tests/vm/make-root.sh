@@ -1,0 +1,63 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Makes the root filesystem of a guest of another architecture than this machine's (the
+# big-endian s390x guest): Debian's packages of that architecture, unpacked (not installed),
+# with what the tests run there: a shell, busybox for the small tools, iproute2 and ethtool,
+# and the libraries the cross-built fp-test and xdp-fastpath link. Checks that every
+# library those programs need is there.
+#
+#   tests/vm/make-root.sh ARCH DIR
+set -euo pipefail
+
+arch=${1:?usage: make-root.sh ARCH DIR}
+dir=$(realpath -m "${2:?usage: make-root.sh ARCH DIR}")
+here=$(cd "$(dirname "$0")" && pwd)
+packages=(libc6 bash libtinfo6 dash busybox-static iproute2 libbsd0 libmd0 libcap2 libxtables12
+	ethtool libbpf1 libelf1 zlib1g libmnl0 libnetfilter-conntrack3 libnfnetlink0)
+# Made again when this list changes.
+[ "$(cat "$dir/.complete" 2>/dev/null)" = "$arch ${packages[*]}" ] && exit 0
+rm -rf "$dir"
+"$here/../../scripts/debian-extract.sh" "$arch" "$dir" "${packages[@]}"
+
+# /bin/sh is dash, as on Debian: a busybox sh runs its own applets before the programs of
+# the same name (its ip, not iproute2's).
+ln -sfn dash "$dir/bin/sh"
+# busybox for every tool no package gave (mount, sysctl, nsenter, modprobe, ...); the
+# applets are those of this machine's busybox-static, the same Debian version.
+for applet in $(busybox --list-full); do
+	name=$(basename "$applet")
+	for d in bin sbin usr/bin usr/sbin; do
+		[ -e "$dir/$d/$name" ] && continue 2
+	done
+	mkdir -p "$dir/$(dirname "$applet")"
+	ln -s /bin/busybox "$dir/$applet"
+done
+mkdir -p "$dir"/{proc,sys,dev,run,tmp,host,root,lib/modules,sys/fs/bpf}
+chmod 1777 "$dir/tmp"
+
+# Every library the programs that run there need, found in the root (by soname).
+needs() { readelf -d "$1" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'; }
+missing=0
+todo=("$dir/bin/bash" "$dir/bin/dash" "$dir/bin/ip" "$dir/sbin/tc" "$dir/sbin/ethtool")
+seen=" "
+libs=$(find "$dir/lib" "$dir/usr/lib" -name '*.so*')
+for lib in libbpf.so.1 libmnl.so.0 libnetfilter_conntrack.so.3 libnfnetlink.so.0; do
+	todo+=("$(grep -m1 "/$lib\$" <<<"$libs" || echo "$dir/missing/$lib")")
+done
+while [ ${#todo[@]} -gt 0 ]; do
+	file=${todo[0]}
+	todo=("${todo[@]:1}")
+	if [ ! -e "$file" ]; then
+		echo "make-root.sh: $(basename "$file") is missing from the $arch root" >&2
+		missing=1
+		continue
+	fi
+	for lib in $(needs "$file"); do
+		case "$seen" in *" $lib "*) continue ;; esac
+		seen="$seen$lib "
+		todo+=("$(grep -m1 "/$lib\$" <<<"$libs" || echo "$dir/missing/$lib")")
+	done
+done
+[ "$missing" = 0 ] || exit 1
+echo "$arch ${packages[*]}" >"$dir/.complete"
+echo "make-root.sh: $arch root in $dir ($(du -sh "$dir" | cut -f1))"
