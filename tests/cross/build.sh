@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Cross-builds the command and fp-test for a router architecture with Debian's cross
 # compiler, against a sysroot of Debian's packages of that architecture (fetched once into
-# build/sysroot-ARCH): build/ARCH/xdp-fastpath and build/ARCH/fp-test. The BPF object in them
+# build/sysroot-ARCH): build/ARCH/xdp-fastpath, fp-test, fp-udp (the end-to-end tests'
+# UDP endpoint), and the command line's fuzz target as a replayer with its seed writer. The BPF object in them
 # is in the target's byte order (big-endian for s390x, as for ath79's MIPS).
 #
 #   tests/cross/build.sh ARCH     ARCH: arm64, armhf or s390x
@@ -32,4 +33,5 @@ if [ ! -s "$sysroot/.complete" ]; then
 	echo "$arch" >"$sysroot/.complete"
 fi
 make --no-print-directory -j"$(nproc)" CROSS_COMPILE="$triplet-" SYSROOT="$sysroot" \
-	BUILD="build/$arch" "build/$arch/xdp-fastpath" "build/$arch/fp-test"
+	BUILD="build/$arch" "build/$arch/xdp-fastpath" "build/$arch/fp-test" "build/$arch/fp-udp" \
+	"build/$arch/fuzz-cli-replay" "build/$arch/fuzz/fp-fuzz-seeds"

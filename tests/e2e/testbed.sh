@@ -13,7 +13,9 @@
 # Everything is named with a per-run prefix: namespaces, the pin directory, temp files.
 
 TB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-FASTPATH_BIN=${FASTPATH_BIN:-$TB_ROOT/build/xdp-fastpath}
+# E2E_BUILD: where the programs are, under the checkout (build/s390x in the big-endian guest).
+TB_BUILD=$TB_ROOT/${E2E_BUILD:-build}
+FASTPATH_BIN=${FASTPATH_BIN:-$TB_BUILD/xdp-fastpath}
 TB=${TB:-fpt$$}
 TB_CLI=${TB}cli
 TB_RTR=${TB}rtr
@@ -127,7 +129,7 @@ tb_add_second_link() {
 # program itself (GRO is enough later): give such an endpoint one that passes everything.
 tb_veth_takes_redirects() { # NS DEV
 	tb_kernel_older 5 13 || return 0
-	ip -n "$1" link set dev "$2" xdpdrv obj "$TB_ROOT/build/xdp_pass.bpf.o" sec xdp
+	ip -n "$1" link set dev "$2" xdpdrv obj "$TB_BUILD/xdp_pass.bpf.o" sec xdp
 }
 tb_kernel_older() { # MAJOR MINOR: the running kernel is older than MAJOR.MINOR
 	local major minor
@@ -227,7 +229,7 @@ tb_paced_transfer() {
 	TB_PACED=$!
 }
 
-FP_UDP=$TB_ROOT/build/fp-udp
+FP_UDP=$TB_BUILD/fp-udp
 # tb_udp_server PORT [OUTFILE]: an fp-udp echo server on the server host, listening on return.
 tb_udp_server() {
 	srv "$FP_UDP" server "$1" >"${2:-/dev/null}" &

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Makes the root filesystem of a guest of another architecture than this machine's (the
 # big-endian s390x guest): Debian's packages of that architecture, unpacked (not installed),
-# with what the tests run there: a shell, busybox for the small tools, iproute2 and ethtool,
-# and the libraries the cross-built fp-test and xdp-fastpath link. Checks that every
+# with what the tests run there: fp-test's iproute2 and ethtool, the end-to-end testbed's
+# tools (nft, conntrack, socat, jq, pv, ping and the usual coreutils, util-linux, procps),
+# busybox for the rest, and the libraries the cross-built programs link. Checks that every
 # library those programs need is there.
 #
 #   tests/vm/make-root.sh ARCH DIR
@@ -12,8 +13,18 @@ set -euo pipefail
 arch=${1:?usage: make-root.sh ARCH DIR}
 dir=$(realpath -m "${2:?usage: make-root.sh ARCH DIR}")
 here=$(cd "$(dirname "$0")" && pwd)
-packages=(libc6 bash libtinfo6 dash busybox-static iproute2 libbsd0 libmd0 libcap2 libxtables12
-	ethtool libbpf1 libelf1 zlib1g libmnl0 libnetfilter-conntrack3 libnfnetlink0)
+packages=(libc6 libgcc-s1 bash libtinfo6 dash busybox-static netbase
+	iproute2 libbsd0 libmd0 libcap2 libxtables12 ethtool
+	libbpf1 libelf1 zlib1g libmnl0 libnetfilter-conntrack3 libnfnetlink0
+	coreutils libacl1 libattr1 libgmp10 libpcre2-8-0 libselinux1 grep sed findutils
+	gawk libmpfr6 libreadline8 libsigsegv2
+	util-linux libblkid1 libcap-ng0 libmount1 libsmartcols1 libudev1 libuuid1 libaudit1
+	procps libproc2-0 libsystemd0 libgcrypt20 libgpg-error0 liblz4-1 liblzma5 libzstd1
+	libncursesw6
+	nftables libnftables1 libnftnl11 libjansson4 libedit2 conntrack
+	socat libssl3 libwrap0 libnsl2 libtirpc3 libgssapi-krb5-2 libkrb5-3 libk5crypto3
+	libcom-err2 libkrb5support0 libkeyutils1
+	jq libjq1 libonig5 pv iputils-ping libidn2-0 libunistring2 kmod libkmod2)
 # Made again when this list changes.
 [ "$(cat "$dir/.complete" 2>/dev/null)" = "$arch ${packages[*]}" ] && exit 0
 rm -rf "$dir"
@@ -38,7 +49,12 @@ chmod 1777 "$dir/tmp"
 # Every library the programs that run there need, found in the root (by soname).
 needs() { readelf -d "$1" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'; }
 missing=0
-todo=("$dir/bin/bash" "$dir/bin/dash" "$dir/bin/ip" "$dir/sbin/tc" "$dir/sbin/ethtool")
+todo=()
+for prog in bash dash ip tc ss ethtool nft conntrack socat jq pv ping gawk timeout nsenter pgrep \
+	sysctl kmod; do
+	found=$(find "$dir/bin" "$dir/sbin" "$dir/usr/bin" "$dir/usr/sbin" -name "$prog" -type f | head -n 1)
+	todo+=("${found:-$dir/missing/$prog}")
+done
 seen=" "
 libs=$(find "$dir/lib" "$dir/usr/lib" -name '*.so*')
 for lib in libbpf.so.1 libmnl.so.0 libnetfilter_conntrack.so.3 libnfnetlink.so.0; do

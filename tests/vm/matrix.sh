@@ -2,12 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # The tests on the kernels routers and distributions ship, each booted in a qemu guest
 # (tests/vm/run.sh): fp-test on every kernel of VM_KERNELS, and the core of the end-to-end
-# suite on those of VM_E2E_KERNELS; fp-test, cross-built, on a big-endian s390x guest for
-# each of VM_BE_KERNELS (ath79's MIPS routers are big-endian). Ends with "N passed, N failed"
-# over all of them.
+# suite on those of VM_E2E_KERNELS; fp-test and part of the end-to-end core, cross-built,
+# on a big-endian s390x guest for each of VM_BE_KERNELS (ath79's MIPS routers are
+# big-endian). Ends with "N passed, N failed" over all of them.
 #
 #   VM_KERNELS      default "5.10 6.1 6.12"
 #   VM_BE_KERNELS   default "6.1"; "" skips the big-endian guest
+#   VM_BE_E2E_TESTS the end-to-end tests there (default: TCP and UDP through masquerade,
+#                   IPv6, the hand-back at FIN; the whole core passes, in 11 minutes)
 #   VM_E2E_KERNELS  default "5.10 6.1"; "" skips the end-to-end tests
 #   VM_E2E_TESTS    the end-to-end tests to run there (default: the core and more, below)
 #   VM_E2E_TC_TESTS those to run there again at the tc hook (default: the core, VLANs)
@@ -16,6 +18,7 @@ cd "$(dirname "$0")/../.." || exit 2
 
 kernels=${VM_KERNELS-5.10 6.1 6.12}
 be_kernels=${VM_BE_KERNELS-6.1}
+be_e2e_tests=${VM_BE_E2E_TESTS-test_tcp_nat.sh test_udp.sh test_ipv6.sh test_tcp_close.sh}
 export E2E_EMULATED=1 # see tb_share_at_least in tests/e2e/testbed.sh
 e2e_kernels=${VM_E2E_KERNELS-5.10 6.1}
 # The core (tests/e2e/core.list), then the veth checks, which before 6.3 ask the peer
@@ -66,6 +69,12 @@ for k in $be_kernels; do
 	VM_ARCH=s390x tests/vm/run.sh "$k" build/s390x/fp-test 2>&1 | tee "$log" |
 		grep --line-buffered -vE '^ok|^\[ '
 	count "fp-test on $k s390x"
+	[ -n "$be_e2e_tests" ] || continue
+	echo "== end-to-end tests on Linux $k s390x, big-endian (qemu)"
+	# shellcheck disable=SC2086 # a list of test names
+	E2E_BUILD=build/s390x VM_ARCH=s390x tests/vm/run.sh "$k" tests/e2e/run.sh $be_e2e_tests \
+		2>&1 | tee "$log" | grep --line-buffered -v '^\[ '
+	count "e2e on $k s390x"
 done
 for k in $e2e_kernels; do
 	echo "== end-to-end core on Linux $k (qemu)"
