@@ -174,6 +174,12 @@ $(FUZZ_DIR)/fuzz-rtnetlink: $(addprefix $(FUZZ_DIR)/,fuzz_rtnetlink.o fuzz_util.
 $(FUZZ_DIR)/fuzz-cli: $(addprefix $(FUZZ_DIR)/,fuzz_cli.o fuzz_util.o options.o util.o)
 	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $^ -o $@ $(LDLIBS)
 
+# The command line's target over given inputs, without libFuzzer: for the cross builds,
+# whose machines have no libFuzzer here (tests/cross/run.sh runs it under qemu-user).
+$(BUILD)/fuzz-cli-replay: tests/fuzz/replay.c tests/fuzz/fuzz_cli.c tests/fuzz/fuzz_util.c \
+			  loader/options.c loader/util.c tests/fuzz/fuzz.h $(wildcard loader/*.h)
+	$(CC) $(CFLAGS) -Itests/fuzz $(LDFLAGS) $(filter %.c,$^) -o $@ $(LDLIBS)
+
 $(FUZZ_DIR)/fp-fuzz-seeds: tests/fuzz/make_seeds.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) $< -o $@ $(LDLIBS)

@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # The router architectures without a router: cross-builds the command and fp-test for arm64,
-# armhf and s390x (tests/cross/build.sh), and runs the tests that need no BPF syscall (the
-# daemon's connection table) under qemu-user, which has none. The datapath itself runs
+# armhf and s390x (tests/cross/build.sh), and runs the tests that need no BPF syscall under
+# qemu-user, which has none: the daemon's connection table, and the option parser's fuzz
+# seeds and regression inputs with the fuzz target's checks (tests/fuzz/replay.c). The datapath itself runs
 # big-endian in the s390x guest (tests/vm/matrix.sh). Ends with "N passed, N failed".
 #
 #   tests/cross/run.sh [ARCH...]     default: arm64 armhf s390x
@@ -51,6 +52,21 @@ for arch in "${archs[@]}"; do
 	echo "$([ "$n_fail" = 0 ] && echo "ok  " || echo FAIL) - $arch: the connection table's tests under qemu-user ($n_ok passed, $n_fail failed)"
 	passed=$((passed + n_ok))
 	failed=$((failed + n_fail))
+
+	seeds=$(mktemp -d)
+	if QEMU_LD_PREFIX=/usr/$triplet LD_LIBRARY_PATH=$libs \
+		"$qemu" "build/$arch/fuzz/fp-fuzz-seeds" cli "$seeds" >"$log" 2>&1 &&
+		QEMU_LD_PREFIX=/usr/$triplet LD_LIBRARY_PATH=$libs "$qemu" \
+			"build/$arch/fuzz-cli-replay" "$seeds"/* tests/fuzz/regressions/cli/* \
+			>>"$log" 2>&1; then
+		echo "ok   - $arch: the option parser's fuzz inputs under qemu-user ($(sed -n -E 's/^replay: ([0-9]+) passed.*/\1/p' "$log") inputs)"
+		passed=$((passed + 1))
+	else
+		tail -n 20 "$log"
+		echo "FAIL - $arch: the option parser's fuzz inputs under qemu-user"
+		failed=$((failed + 1))
+	fi
+	rm -rf "$seeds"
 done
 echo "cross: $passed passed, $failed failed"
 [ "$failed" = 0 ]
