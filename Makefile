@@ -16,8 +16,8 @@ DESTDIR ?=
 BUILD	:= build
 
 # Cross builds: CROSS_COMPILE=s390x-linux-gnu- (or aarch64-linux-gnu-, arm-linux-gnueabihf-)
-# and SYSROOT, a directory with the target's libraries and headers (`make sysroot` makes one
-# from Debian's packages; see tests/cross/run.sh).
+# and SYSROOT, a directory with the target's libraries and headers (tests/cross/build.sh
+# makes one from Debian's packages and builds).
 CROSS_COMPILE ?=
 ifneq ($(CROSS_COMPILE),)
 CC	:= $(CROSS_COMPILE)gcc

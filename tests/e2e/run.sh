@@ -26,13 +26,19 @@ sweep() { # PREFIX
 	[ ${#left[@]} = 0 ]
 }
 
+# In a guest, each test's start and end go into the kernel's log, which the matrix shows
+# when a guest hangs: what ran when the kernel complained.
+tb_kmsg() { [ -n "${E2E_EMULATED:-}" ] && [ -w /dev/kmsg ] && echo "<4>e2e: $*" >/dev/kmsg; }
+
 n=0
 for t in "${tests[@]}"; do
 	start=$SECONDS
 	log=$(mktemp)
 	export TB=fpe$$n$((n++))
+	tb_kmsg "$t starts"
 	timeout -k 30 600 bash "$t" >"$log" 2>&1
 	rc=$?
+	tb_kmsg "$t ended: $rc"
 	if [ $rc = 77 ] && sweep "$TB" >>"$log"; then
 		# The test needs what this kernel lacks (it says what): the guests run it.
 		printf 'skip - e2e %s (%s)\n' "${t%.sh}" "$(sed -n 's/^skip: //p' "$log" | head -n 1)"

@@ -148,6 +148,7 @@ tb_cleanup() {
 			echo "--- daemon log"; tail -n 30 "$TB_TMP/daemon.log"
 		} 2>&1 | sed 's/^/  | /' >&2
 	fi
+	[ -n "${E2E_EMULATED:-}" ] && [ -w /dev/kmsg ] && echo "<4>e2e: cleanup" >/dev/kmsg
 	for pid in "${TB_PIDS[@]}"; do kill "$pid" 2>/dev/null; done
 	if [ -d "$TB_PIN" ]; then
 		fastpath detach >/dev/null 2>&1 || true
@@ -157,6 +158,7 @@ tb_cleanup() {
 		ip netns pids "$ns" 2>/dev/null | xargs -r kill 2>/dev/null
 		ip netns del "$ns" 2>/dev/null
 	done
+	[ -n "${E2E_EMULATED:-}" ] && [ -w /dev/kmsg ] && echo "<4>e2e: namespaces deleted" >/dev/kmsg
 	rm -rf "$TB_PIN" "$TB_TMP" "/run/xdp-fastpath/xdp-fastpath-$TB".* "/sys/fs/bpf/fpbench-$TB"
 	return $rc
 }
