@@ -17,7 +17,8 @@
 # under /host there, and the command runs in /host/<current directory>; what it runs must be
 # built for s390x (tests/cross/run.sh).
 #
-# Environment: VM_DIR (build/vm), VM_ARCH (amd64), VM_MEM (3G), VM_CPUS (2), VM_TIMEOUT
+# Environment: VM_DIR (build/vm), VM_ARCH (amd64), VM_MEM (3G), VM_CPUS (2), VM_ACCEL
+# (tcg,thread=multi; tcg,thread=single runs the vCPUs in turn, on one thread), VM_TIMEOUT
 # (seconds, 1800), VM_LOG (also write the console to this file).
 set -euo pipefail
 
@@ -83,7 +84,7 @@ s390x)
 esac
 set +e
 timeout --foreground -k 10 "$timeout_s" "${machine[@]}" \
-	-accel tcg,thread=multi -smp "${VM_CPUS:-2}" -m "${VM_MEM:-3G}" \
+	-accel "${VM_ACCEL:-tcg,thread=multi}" -smp "${VM_CPUS:-2}" -m "${VM_MEM:-3G}" \
 	-no-reboot -nodefaults -display none -monitor none \
 	-kernel "$kdir/vmlinuz" -initrd "$initrd" \
 	-append "console=$tty quiet loglevel=1 panic=-1 fp_release=$release fp_cmd=$host_prefix$work/cmd" \
