@@ -38,8 +38,8 @@ for arch in "${archs[@]}"; do
 	fi
 	# The C library comes with the cross compiler, the others from the sysroot.
 	libs=build/sysroot-$arch/usr/lib/$triplet:build/sysroot-$arch/lib/$triplet
-	QEMU_LD_PREFIX=/usr/$triplet LD_LIBRARY_PATH=$libs \
-		"$qemu" "build/$arch/fp-test" --suite conntable >"$log" 2>&1
+	on_target() { QEMU_LD_PREFIX=/usr/$triplet LD_LIBRARY_PATH=$libs "$qemu" "$@"; }
+	on_target "build/$arch/fp-test" --suite conntable >"$log" 2>&1
 	grep -v '^ok' "$log" | grep -v 'passed, .* failed'
 	line=$(grep -E '[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
 	if [ -z "$line" ]; then
@@ -54,10 +54,8 @@ for arch in "${archs[@]}"; do
 	failed=$((failed + n_fail))
 
 	seeds=$(mktemp -d)
-	if QEMU_LD_PREFIX=/usr/$triplet LD_LIBRARY_PATH=$libs \
-		"$qemu" "build/$arch/fuzz/fp-fuzz-seeds" cli "$seeds" >"$log" 2>&1 &&
-		QEMU_LD_PREFIX=/usr/$triplet LD_LIBRARY_PATH=$libs "$qemu" \
-			"build/$arch/fuzz-cli-replay" "$seeds"/* tests/fuzz/regressions/cli/* \
+	if on_target "build/$arch/fuzz/fp-fuzz-seeds" cli "$seeds" >"$log" 2>&1 &&
+		on_target "build/$arch/fuzz-cli-replay" "$seeds"/* tests/fuzz/regressions/cli/* \
 			>>"$log" 2>&1; then
 		echo "ok   - $arch: the option parser's fuzz inputs under qemu-user ($(sed -n -E 's/^replay: ([0-9]+) passed.*/\1/p' "$log") inputs)"
 		passed=$((passed + 1))
