@@ -25,12 +25,13 @@ if ! command -v "$triplet-gcc" >/dev/null; then
 	exit 2
 fi
 sysroot=build/sysroot-$arch
-if [ ! -s "$sysroot/.complete" ]; then
+packages=(libbpf-dev libbpf1 libelf-dev libelf1 zlib1g-dev zlib1g libmnl-dev libmnl0
+	libnetfilter-conntrack-dev libnetfilter-conntrack3 libnfnetlink-dev libnfnetlink0)
+# Fetched again when the list changes, as tests/vm/make-root.sh does.
+if [ "$(cat "$sysroot/.complete" 2>/dev/null)" != "$arch ${packages[*]}" ]; then
 	rm -rf "$sysroot"
-	scripts/debian-extract.sh "$arch" "$sysroot" libbpf-dev libbpf1 libelf-dev libelf1 \
-		zlib1g-dev zlib1g libmnl-dev libmnl0 libnetfilter-conntrack-dev \
-		libnetfilter-conntrack3 libnfnetlink-dev libnfnetlink0
-	echo "$arch" >"$sysroot/.complete"
+	scripts/debian-extract.sh "$arch" "$sysroot" "${packages[@]}"
+	echo "$arch ${packages[*]}" >"$sysroot/.complete"
 fi
 make --no-print-directory -j"$(nproc)" CROSS_COMPILE="$triplet-" SYSROOT="$sysroot" \
 	BUILD="build/$arch" "build/$arch/xdp-fastpath" "build/$arch/fp-test" "build/$arch/fp-udp" \

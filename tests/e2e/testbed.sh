@@ -39,6 +39,8 @@ fastpath() {
 }
 
 tb_log() { printf '%s\n' "$*" >&2; }
+# In a guest, into the kernel's log too (as run.sh marks each test's start and end there).
+tb_kmsg() { [ -n "${E2E_EMULATED:-}" ] && [ -w /dev/kmsg ] && echo "<4>e2e: $*" >/dev/kmsg; }
 tb_fail() { tb_log "FAIL: $*"; return 1; }
 
 tb_setup() {
@@ -148,7 +150,7 @@ tb_cleanup() {
 			echo "--- daemon log"; tail -n 30 "$TB_TMP/daemon.log"
 		} 2>&1 | sed 's/^/  | /' >&2
 	fi
-	[ -n "${E2E_EMULATED:-}" ] && [ -w /dev/kmsg ] && echo "<4>e2e: cleanup" >/dev/kmsg
+	tb_kmsg "cleanup"
 	for pid in "${TB_PIDS[@]}"; do kill "$pid" 2>/dev/null; done
 	if [ -d "$TB_PIN" ]; then
 		fastpath detach >/dev/null 2>&1 || true
@@ -158,7 +160,7 @@ tb_cleanup() {
 		ip netns pids "$ns" 2>/dev/null | xargs -r kill 2>/dev/null
 		ip netns del "$ns" 2>/dev/null
 	done
-	[ -n "${E2E_EMULATED:-}" ] && [ -w /dev/kmsg ] && echo "<4>e2e: namespaces deleted" >/dev/kmsg
+	tb_kmsg "namespaces deleted"
 	rm -rf "$TB_PIN" "$TB_TMP" "/run/xdp-fastpath/xdp-fastpath-$TB".* "/sys/fs/bpf/fpbench-$TB"
 	return $rc
 }
