@@ -74,12 +74,13 @@ check "... none of it leaked to cli's port" ge $((50 * 1048576 / 100)) \
 	$(($(cli ip -s -j link show c0 | jq '.[0].stats64.rx.bytes') - c0_before))
 
 # cli2 moves to another port (r4, attached while the daemon runs) in the middle of a paced
-# download: the bridge learns its MAC there, the daemon follows the FDB, and the flow's
-# next packets leave by r4.
-srv timeout 60 sh -c "pv -q -L 5m '$file' | socat -u - TCP-LISTEN:5003,reuseaddr" &
+# download (10 s, longer where everything is slower): the bridge learns its MAC there, the
+# daemon follows the FDB, and the flow's next packets leave by r4.
+rate=$((5120 / TB_TIME_SCALE))k limit=$((60 * TB_TIME_SCALE))
+srv timeout "$limit" sh -c "pv -q -L $rate '$file' | socat -u - TCP-LISTEN:5003,reuseaddr" &
 TB_PIDS+=($!)
 tb_wait 5 srv_listening 5003
-cli2 timeout 60 socat -u TCP:198.19.2.2:5003 "OPEN:$TB_TMP/cli2.moved,creat,trunc" &
+cli2 timeout "$limit" socat -u TCP:198.19.2.2:5003 "OPEN:$TB_TMP/cli2.moved,creat,trunc" &
 client=$!
 tb_wait 10 eval '[ "$(flow_to_cli2)" = "r1 r2" ]'
 # c4 gets cli2's MAC from the start, and GRO once up: set on a down veth, GRO leaves its
@@ -97,7 +98,7 @@ ip -n "$TB_CLI2" link set c2 down
 ip -n "$TB_CLI2" addr add 198.18.1.3/24 dev c4
 ip -n "$TB_CLI2" route replace default via 198.18.1.1 dev c4
 cli2 ping -c1 -W1 198.18.1.1 >/dev/null
-check "the flow to cli2 follows its MAC to r4" tb_wait 10 eval '[ "$(flow_to_cli2)" = "r1 r4" ]'
+check "the flow to cli2 follows its MAC to r4" tb_wait 10 eval 'eq "$(flow_to_cli2)" "r1 r4"'
 wait $client
 check "the download across the move arrives intact" eq \
 	"$(sha256sum <"$TB_TMP/cli2.moved" | cut -d' ' -f1)" "$want"

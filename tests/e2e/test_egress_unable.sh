@@ -24,16 +24,15 @@ check "a long conversation is offloaded" tb_wait 5 eval '[ "$(tb_flow_entries)" 
 take_away
 check "the daemon sees that r0 cannot take XDP frames (within 2 s)" tb_wait 2 unable
 egress0=$(tb_stat pass_egress_not_attached)
-sleep 0.5
-check "... and packets towards the client go to the kernel" ge \
-	"$(tb_stat pass_egress_not_attached)" $((egress0 + 100))
+check "... and packets towards the client go to the kernel" tb_wait 2 eval \
+	'ge "$(tb_stat pass_egress_not_attached)" $((egress0 + 100))'
 grep -q 'cannot take redirected XDP frames' "$TB_TMP/daemon.log" ||
 	check "... which the daemon logs" false
 give_back
 check "once it can again, the daemon sees it" tb_wait 2 able
 fwd0=$(tb_stat forwarded)
-sleep 0.5
-check "... and the fastpath carries the flow again" ge "$(tb_stat forwarded)" $((fwd0 + 100))
+check "... and the fastpath carries the flow again" tb_wait 2 eval \
+	'ge "$(tb_stat forwarded)" $((fwd0 + 100))'
 check "the conversation completes intact" wait "$client"
 tb_log "  client: $(cat "$TB_TMP/client.out")"
 tb_done

@@ -282,9 +282,14 @@ tb_daemon_pid() { tb_status | jq .daemon_pid; }
 
 # Waits up to SECONDS (at least; fractions allowed) for COMMAND to succeed. Timed with
 # EPOCHREALTIME: bash's SECONDS ticks whole seconds, so "1" could have meant almost 0.
+# TB_TIME_SCALE stretches every such wait: tests/vm/matrix.sh sets E2E_TIME_SCALE for a
+# guest whose vCPUs take turns on one thread, where everything takes longer (a test whose
+# traffic is paced slows its pace by it too).
+TB_TIME_SCALE=${E2E_TIME_SCALE:-1}
 tb_wait() { # SECONDS COMMAND...
 	local deadline
-	deadline=$(awk -v now="$EPOCHREALTIME" -v s="$1" 'BEGIN { printf "%.6f", now + s }')
+	deadline=$(awk -v now="$EPOCHREALTIME" -v s="$1" -v k="$TB_TIME_SCALE" \
+		'BEGIN { printf "%.6f", now + s * k }')
 	shift
 	until TB_QUIET=1 "$@"; do
 		# Out of time: one last try, which says what it got.
