@@ -113,6 +113,15 @@ static __always_inline int fp_pass(enum fp_stat reason)
 	return XDP_PASS;
 }
 
+/* The configuration, fp_config's one entry: never NULL in practice (an array's entry),
+ * but the verifier wants the check. */
+static __always_inline const struct fp_config *fp_config_get(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&fp_config, &zero);
+}
+
 static __always_inline bool fp_heartbeat_ok(const struct fp_config *cfg, __u64 now)
 {
 	if (cfg->nh_gen == 0) /* not configured by userspace yet */
@@ -388,11 +397,10 @@ static __always_inline bool fp_steer_to_cpu(struct xdp_md *ctx, const struct fp_
 SEC("xdp")
 int FP_PROG(struct xdp_md *ctx)
 {
-	__u32 zero = 0;
-	struct fp_config *cfg = bpf_map_lookup_elem(&fp_config, &zero);
+	const struct fp_config *cfg = fp_config_get();
 
 	if (!cfg)
-		return XDP_PASS; /* cannot happen: an array's entry */
+		return XDP_PASS;
 	if (cfg->steer_cpus && fp_steer_to_cpu(ctx, cfg))
 		return XDP_REDIRECT;
 	return fp_forward_xdp(ctx, cfg);
@@ -402,8 +410,7 @@ int FP_PROG(struct xdp_md *ctx)
 SEC("xdp/cpumap")
 int FP_PROG_CPU(struct xdp_md *ctx)
 {
-	__u32 zero = 0;
-	struct fp_config *cfg = bpf_map_lookup_elem(&fp_config, &zero);
+	const struct fp_config *cfg = fp_config_get();
 
 	if (!cfg)
 		return XDP_PASS;
@@ -476,8 +483,7 @@ static __always_inline int fp_forward_tc(struct __sk_buff *skb, const struct fp_
 SEC("tc")
 int FP_PROG_TC(struct __sk_buff *skb)
 {
-	__u32 zero = 0;
-	struct fp_config *cfg = bpf_map_lookup_elem(&fp_config, &zero);
+	const struct fp_config *cfg = fp_config_get();
 
 	if (!cfg)
 		return TC_ACT_UNSPEC;
