@@ -10,8 +10,10 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <string.h>
+#include <unistd.h>
 #include <netinet/in.h>
 #include <linux/bpf.h>
+#include <linux/if_link.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -21,79 +23,161 @@
 #include "tests.h"
 
 #define RUNS_PER_CALL 250
-#define CALLS	      4000
+#define CALLS	      20000
+
+static void pingpong_key(const char *saddr, uint16_t sport, struct fp_flow_key4 *key)
+{
+	*key = (struct fp_flow_key4){.ifindex = fx.lan_ifindex,
+				     .proto = IPPROTO_TCP,
+				     .sport = htons(sport),
+				     .dport = htons(443)};
+	inet_pton(AF_INET, saddr, &key->saddr);
+	inet_pton(AF_INET, "198.19.2.2", &key->daddr);
+}
 
 static void add_pingpong_flow(const char *saddr, uint16_t sport, const char *nat_saddr,
 			      uint16_t nat_sport)
 {
-	struct fp_flow_key4 key = {.ifindex = fx.lan_ifindex,
-				   .proto = IPPROTO_TCP,
-				   .sport = htons(sport),
-				   .dport = htons(443)};
+	struct fp_flow_key4 key;
 	struct fp_flow4 flow = {.meta = {.flags = FP_FLOW_SNAT,
 					 .nh_gen = 1,
 					 .mtu = FX_WAN_MTU,
 					 .oif = fx.wan_ifindex},
 				.nat_sport = htons(nat_sport)};
 
-	inet_pton(AF_INET, saddr, &key.saddr);
-	inet_pton(AF_INET, "198.19.2.2", &key.daddr);
+	pingpong_key(saddr, sport, &key);
 	inet_pton(AF_INET, nat_saddr, &flow.nat_saddr);
 	memcpy(flow.meta.dmac, fx_wan_host_mac, 6);
 	memcpy(flow.meta.smac, fx_wan_mac, 6);
 	fx_add_flow4(&key, &flow);
 }
 
-/* Average ns per run over CALLS calls of `repeat` runs each. */
-static double measure(const uint8_t *frame, size_t len, uint32_t repeat, uint32_t *retval)
+/*
+ * Average ns per run over CALLS calls of `repeat` runs each, of program @prog_fd. The
+ * program is attached (generic XDP, to the fixture's idle port) meanwhile: each test run
+ * puts its program into the kernel's XDP dispatcher and takes it out again, which waits
+ * for an RCU grace period (milliseconds) unless the program is there already.
+ */
+static double measure(int prog_fd, const uint8_t *frame, size_t len, uint32_t repeat)
 {
 	static uint8_t out[PKT_MAX];
 	struct xdp_md ctx_in = {.data_end = len, .ingress_ifindex = fx.lan_ifindex};
 	uint64_t total_ns = 0;
 
+	if (bpf_xdp_attach(fx.port_ifindex, prog_fd, XDP_FLAGS_SKB_MODE, NULL))
+		DIE("bench-prog: attaching to the idle port: %s", strerror(errno));
 	for (int i = 0; i < CALLS; i++) {
 		LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = frame, .data_size_in = len,
 			    .data_out = out, .data_size_out = sizeof(out), .ctx_in = &ctx_in,
 			    .ctx_size_in = sizeof(ctx_in), .repeat = repeat);
 
-		if (bpf_prog_test_run_opts(fx.prog_fd, &opts))
+		if (bpf_prog_test_run_opts(prog_fd, &opts))
 			DIE("BPF_PROG_TEST_RUN: %s", strerror(errno));
 		total_ns += (uint64_t)opts.duration * repeat;
-		*retval = opts.retval;
 	}
+	bpf_xdp_detach(fx.port_ifindex, XDP_FLAGS_SKB_MODE, NULL);
 	return (double)total_ns / ((double)CALLS * repeat);
 }
 
-void prog_cost(void)
+/*
+ * One stage of the breakdown: @frame through the fastpath, every run of which must end in
+ * @stat (the counters prove the figure is of the path it names). Returns ns per packet.
+ */
+static double stage(const char *what, const uint8_t *frame, size_t len, enum fp_stat stat,
+		    double prev_ns)
 {
-	static uint8_t frame[PKT_MAX];
-	/* TTL 255: room for the repeated runs; 18 bytes of payload: a 64-byte frame */
-	const struct pkt_spec spec = {FROM_LAN, CLI4, .proto = IPPROTO_TCP, .ttl = 255,
-				      .payload_len = 18};
 	uint64_t before[FP_STAT_MAX], after[FP_STAT_MAX];
-	size_t len = pkt_build(&spec, frame);
-	uint32_t retval;
-	double fast_ns, pass_ns;
-
-	fx_reset();
-	add_pingpong_flow("198.18.1.2", 40000, "198.19.2.1", 61000);
-	add_pingpong_flow("198.19.2.1", 61000, "198.18.1.2", 40000);
+	double ns;
 
 	fx_read_stats(before);
-	fast_ns = measure(frame, len, RUNS_PER_CALL, &retval);
+	ns = measure(fx.prog_fd, frame, len, RUNS_PER_CALL);
 	fx_read_stats(after);
-	if (after[FP_STAT_FORWARDED] - before[FP_STAT_FORWARDED] != (uint64_t)CALLS * RUNS_PER_CALL)
-		DIE("bench: only %llu of %llu runs took the fast path",
-		    (unsigned long long)(after[FP_STAT_FORWARDED] - before[FP_STAT_FORWARDED]),
-		    (unsigned long long)CALLS * RUNS_PER_CALL);
+	if (after[stat] - before[stat] != (uint64_t)CALLS * RUNS_PER_CALL)
+		DIE("bench-prog: %s: %llu of %llu runs ended in %s", what,
+		    (unsigned long long)(after[stat] - before[stat]),
+		    (unsigned long long)CALLS * RUNS_PER_CALL, fp_stat_names[stat]);
+	printf("  %-52s %6.1f  %+6.1f\n", what, ns, ns - prev_ns);
+	return ns;
+}
 
-	fx_reset(); /* no flows: the lookup-miss path, which leaves the frame as it is */
-	pass_ns = measure(frame, len, RUNS_PER_CALL, &retval);
+/* BPF_PROG_TEST_RUN's own cost per run: a program that only returns XDP_PASS. */
+static double empty_program_ns(const uint8_t *frame, size_t len)
+{
+	const struct bpf_insn insns[] = {
+		{.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = XDP_PASS},
+		{.code = BPF_JMP | BPF_EXIT},
+	};
+	int fd = bpf_prog_load(BPF_PROG_TYPE_XDP, "fp_empty", "GPL", insns, 2, NULL);
+	double ns;
+
+	if (fd < 0)
+		DIE("bench-prog: loading an empty program: %s", strerror(errno));
+	ns = measure(fd, frame, len, RUNS_PER_CALL);
+	close(fd);
+	return ns;
+}
+
+/*
+ * The fast path's cost, and where it goes: frames that leave the program at successive
+ * points of its path (each a real outcome, not a build with parts cut out), so each line's
+ * difference from the one before is the cost of the stage it adds.
+ */
+void prog_cost(void)
+{
+	static uint8_t tcp[PKT_MAX], tcp_ttl1[PKT_MAX], icmp[PKT_MAX], arp[PKT_MAX];
+	/* TTL 255: room for the repeated runs; 18 bytes of payload: a 64-byte frame */
+	const struct pkt_spec tcp_spec = {FROM_LAN, CLI4, .proto = IPPROTO_TCP, .ttl = 255,
+					  .payload_len = 18};
+	const struct pkt_spec ttl1_spec = {FROM_LAN, CLI4, .proto = IPPROTO_TCP, .ttl = 1,
+					   .payload_len = 18};
+	const struct pkt_spec icmp_spec = {FROM_LAN, CLI4, .proto = IPPROTO_ICMP,
+					   .payload_len = 18};
+	const struct pkt_spec arp_spec = {FROM_LAN, CLI4, .ethertype = 0x0806, .payload_len = 18};
+	size_t tcp_len = pkt_build(&tcp_spec, tcp);
+	size_t ttl1_len = pkt_build(&ttl1_spec, tcp_ttl1);
+	size_t icmp_len = pkt_build(&icmp_spec, icmp);
+	size_t arp_len = pkt_build(&arp_spec, arp);
+	struct fp_flow_key4 key;
+	struct fp_flow4 flow;
+	double ns;
 
 	printf("bench-prog: BPF_PROG_TEST_RUN, %d calls x %d runs, 64-byte IPv4 TCP frame\n", CALLS,
 	       RUNS_PER_CALL);
-	printf("  fast path (flow hit, SNAT, cached next hop, redirect): %6.1f ns/packet\n",
-	       fast_ns);
-	printf("  miss (parse, lookup, pass to the kernel):             %6.1f ns/packet\n",
-	       pass_ns);
+	printf("  %-52s %6s  %6s\n", "ns per packet, to the end of:", "total", "stage");
+	ns = empty_program_ns(tcp, tcp_len);
+	printf("  %-52s %6.1f\n", "an empty program (the test run's own cost)", ns);
+
+	fx_reset();
+	ns = stage("Ethernet, not IP: config, parse L2, count, pass", arp, arp_len,
+		   FP_STAT_PASS_NOT_IP, ns);
+	ns = stage("+ parse IPv4; ICMP: pass", icmp, icmp_len, FP_STAT_PASS_PROTO, ns);
+	ns = stage("+ parse TCP, clock, lease; TTL 1: pass", tcp_ttl1, ttl1_len, FP_STAT_PASS_TTL,
+		   ns);
+	ns = stage("+ TCP flags, key, flow lookup: no flow, pass", tcp, tcp_len,
+		   FP_STAT_PASS_NO_FLOW, ns);
+
+	/* The flow, closing: the lookup hits, the flags send it on to the kernel. */
+	add_pingpong_flow("198.18.1.2", 40000, "198.19.2.1", 61000);
+	pingpong_key("198.18.1.2", 40000, &key);
+	if (!fx_get_flow4(&key, &flow))
+		DIE("bench-prog: the flow is not in the map");
+	flow.meta.flags |= FP_FLOW_CLOSING;
+	fx_add_flow4(&key, &flow);
+	ns = stage("+ the flow found (closing: pass)", tcp, tcp_len, FP_STAT_PASS_CLOSING, ns);
+
+	/* Its egress not attached: the cached next hop is checked, then the devmap. */
+	flow.meta.flags &= ~FP_FLOW_CLOSING;
+	fx_add_flow4(&key, &flow);
+	fx_del_tx_port(fx.wan_ifindex);
+	ns = stage("+ next hop (cached), egress not attached: pass", tcp, tcp_len,
+		   FP_STAT_PASS_EGRESS, ns);
+
+	/* The fast path: two flows that translate into each other, so that every repeated
+	 * run on the same, rewritten buffer hits one of them. */
+	fx_reset();
+	add_pingpong_flow("198.18.1.2", 40000, "198.19.2.1", 61000);
+	add_pingpong_flow("198.19.2.1", 61000, "198.18.1.2", 40000);
+	stage("+ MTU, NAT and checksums, MACs, counters: redirect", tcp, tcp_len, FP_STAT_FORWARDED,
+	      ns);
+	fx_reset();
 }

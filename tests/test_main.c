@@ -3,7 +3,7 @@
  * fp-test: the datapath tests. Needs root; runs in a network namespace of its own.
  *   fp-test                 every suite
  *   fp-test --suite NAME    datapath | differential | attach | conntable | topology | veth
- *   fp-test --bench         per-packet cost of the fast case (BPF_PROG_TEST_RUN repeat)
+ *   fp-test --bench         per-packet cost, stage by stage (BPF_PROG_TEST_RUN repeat)
  * FP_FUZZ_ITERATIONS and FP_FUZZ_SEED tune the randomized test. The conntable suite needs
  * neither root nor BPF: it runs under qemu-user for other architectures (tests/cross/run.sh).
  */
