@@ -65,6 +65,26 @@ count() { # SUITE: adds the suite's "N passed, N failed" line, or a failure if i
 	failed=$((failed + $(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$line")))
 }
 
+# The tests of LIST that are (in) or are not (out) among SET, on one line.
+pick() { # in|out LIST SET
+	local t out=()
+	for t in $2; do
+		if [[ " $3 " == *" $t "* ]]; then
+			[ "$1" = in ] && out+=("$t")
+		else
+			[ "$1" = out ] && out+=("$t")
+		fi
+	done
+	echo "${out[*]}"
+}
+e2e_guest() { # KERNEL WHAT TESTS...: one guest runs them (E2E_*, VM_ARCH, VM_ACCEL pass on)
+	local k=$1 what=$2
+	shift 2
+	[ $# -gt 0 ] || return 0
+	echo "== $what on Linux $k (qemu)"
+	tests/vm/run.sh "$k" tests/e2e/run.sh "$@" 2>&1 | tee "$log" | grep --line-buffered -v '^\[ '
+	count "$what on $k"
+}
 for k in $kernels; do
 	echo "== fp-test on Linux $k (qemu)"
 	tests/vm/run.sh "$k" build/fp-test 2>&1 | tee "$log" | grep --line-buffered -vE '^ok|^\[ '
@@ -81,33 +101,10 @@ for k in $be_kernels; do
 	VM_ARCH=s390x tests/vm/run.sh "$k" build/s390x/fp-test 2>&1 | tee "$log" |
 		grep --line-buffered -vE '^ok|^\[ '
 	count "fp-test on $k s390x"
-	[ -n "$be_e2e_tests" ] || continue
-	echo "== end-to-end tests on Linux $k s390x, big-endian (qemu)"
 	# shellcheck disable=SC2086 # a list of test names
-	E2E_BUILD=build/s390x VM_ARCH=s390x tests/vm/run.sh "$k" tests/e2e/run.sh $be_e2e_tests \
-		2>&1 | tee "$log" | grep --line-buffered -v '^\[ '
-	count "e2e on $k s390x"
+	E2E_BUILD=build/s390x VM_ARCH=s390x \
+		e2e_guest "$k" "end-to-end tests, s390x big-endian," $be_e2e_tests
 done
-# The tests of LIST that are (in) or are not (out) among SET, on one line.
-pick() { # in|out LIST SET
-	local t out=()
-	for t in $2; do
-		if [[ " $3 " == *" $t "* ]]; then
-			[ "$1" = in ] && out+=("$t")
-		else
-			[ "$1" = out ] && out+=("$t")
-		fi
-	done
-	echo "${out[*]}"
-}
-e2e_guest() { # KERNEL WHAT TESTS...: one guest runs them (E2E_MODE and VM_ACCEL pass on)
-	local k=$1 what=$2
-	shift 2
-	[ $# -gt 0 ] || return 0
-	echo "== $what on Linux $k (qemu)"
-	tests/vm/run.sh "$k" tests/e2e/run.sh "$@" 2>&1 | tee "$log" | grep --line-buffered -v '^\[ '
-	count "$what on $k"
-}
 for k in $e2e_kernels; do
 	serial=''
 	[[ " $serial_kernels " == *" $k "* ]] && serial=$serial_tests
