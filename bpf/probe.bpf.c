@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Probes of what the running kernel's BPF offers, for what a helper's mere presence does not
- * tell (libbpf_probe_bpf_helper() answers that). Loaded and run once by loader/kernel.c
- * with BPF_PROG_TEST_RUN before the datapath is loaded; never attached.
+ * tell (libbpf_probe_bpf_helper() answers that), and the clock's calibration. Run with
+ * BPF_PROG_TEST_RUN by loader/kernel.c before the datapath is loaded, and by loader/clock.c
+ * (the daemon keeps it to check the clock at each scan); never attached.
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
@@ -26,6 +27,21 @@ int fp_probe_fib_mark(struct xdp_md *ctx)
 	struct bpf_fib_lookup fib = {.family = FP_AF_INET, .ifindex = 1};
 
 	return bpf_fib_lookup(ctx, &fib, sizeof(fib), BPF_FIB_LOOKUP_MARK) != -FP_EINVAL;
+}
+
+/*
+ * The datapath's clock (loader/clock.c): jiffies_64 and CLOCK_MONOTONIC, read together.
+ * A tc program: the test run of an XDP program costs an RCU grace period on some kernels.
+ */
+__u64 fp_probe_jiffies;
+__u64 fp_probe_ns;
+
+SEC("tc")
+int fp_probe_clock(struct __sk_buff *skb)
+{
+	fp_probe_ns = bpf_ktime_get_ns();
+	fp_probe_jiffies = bpf_jiffies64();
+	return 0;
 }
 
 char LICENSE[] SEC("license") = "GPL";

@@ -122,6 +122,17 @@ static __always_inline const struct fp_config *fp_config_get(void)
 	return bpf_map_lookup_elem(&fp_config, &zero);
 }
 
+/* CLOCK_MONOTONIC from jiffies (struct fp_clock): tick resolution is plenty for leases and
+ * idle times, for a fraction of what reading a clocksource costs (make bench-prog). Signed:
+ * a read that races the daemon's writing a new clock is off for one packet, not wrapped. */
+static __always_inline __u64 fp_clock_now(const struct fp_config *cfg)
+{
+	if ((fp_kernel & FP_KERNEL_JIFFIES) && cfg->clock.tick_ns)
+		return cfg->clock.ns +
+		       (__s64)(bpf_jiffies64() - cfg->clock.jiffies) * (__s64)cfg->clock.tick_ns;
+	return bpf_ktime_get_ns();
+}
+
 static __always_inline bool fp_heartbeat_ok(const struct fp_config *cfg, __u64 now)
 {
 	if (cfg->nh_gen == 0) /* not configured by userspace yet */
@@ -212,14 +223,7 @@ static __always_inline enum fp_stat fp_decide(void *ctx, const struct fp_config 
 	struct fp_flow_meta *meta;
 	enum fp_stat reason;
 
-	/* CLOCK_MONOTONIC_COARSE: tick resolution is plenty for leases and idle times, and
-	 * reading it costs a fraction of bpf_ktime_get_ns() (see make bench-prog). Before 5.11
-	 * the fine clock it is: at most a tick ahead of the daemon's, which only makes a
-	 * heartbeat look a tick older. */
-	if (fp_kernel & FP_KERNEL_COARSE_CLOCK)
-		fwd->now = bpf_ktime_get_coarse_ns();
-	else
-		fwd->now = bpf_ktime_get_ns();
+	fwd->now = fp_clock_now(cfg);
 	if (!fp_heartbeat_ok(cfg, fwd->now))
 		return FP_STAT_PASS_HEARTBEAT;
 

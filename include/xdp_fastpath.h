@@ -134,10 +134,23 @@ enum {
  * verifier sees only the code for what that kernel has: one program for 5.10 to today.
  */
 enum {
-	FP_KERNEL_COARSE_CLOCK = 1 << 0, /* bpf_ktime_get_coarse_ns(), Linux 5.11 */
+	FP_KERNEL_JIFFIES = 1 << 0,	 /* bpf_jiffies64(), Linux 5.5 */
 	FP_KERNEL_FIB_MARK = 1 << 1,	 /* BPF_FIB_LOOKUP_MARK, Linux 6.10 */
 	FP_KERNEL_XDP_FEATURES = 1 << 2, /* netdev netlink XDP features, Linux 6.3 (loader) */
 	FP_KERNEL_FIB_MTU = 1 << 3,	 /* bpf_fib_lookup() answers the MTU, Linux 5.12 */
+};
+
+/*
+ * The datapath's clock, in nanoseconds of CLOCK_MONOTONIC: ns + (jiffies_64 - jiffies) *
+ * tick_ns. The kernel advances jiffies by one every tick of CLOCK_MONOTONIC, and
+ * bpf_jiffies64() is one load where the JIT inlines it (64-bit), where reading a
+ * clocksource costs about 15 ns a packet. It lags CLOCK_MONOTONIC by up to a tick.
+ * Calibrated by the loader, checked by the daemon at each scan (loader/clock.c).
+ */
+struct fp_clock {
+	__u64 jiffies; /* a value of jiffies_64 ... */
+	__u64 ns;      /* ... and the CLOCK_MONOTONIC time it took that value */
+	__u64 tick_ns; /* the length of a tick; 0: no clock, read bpf_ktime_get_ns() */
 };
 
 /* The single entry of the fp_config array, written by userspace. */
@@ -148,6 +161,7 @@ struct fp_config {
 	__u32 flags;	    /* FP_CONFIG_* */
 	__u32 steer_cpus;   /* --steer: spread packets by flow over fp_steer[0..n-1]; 0 = off */
 	__u32 kernel;	    /* FP_KERNEL_* the program was loaded with, for status */
+	struct fp_clock clock;
 };
 
 /*
@@ -312,7 +326,8 @@ _Static_assert(sizeof(struct fp_ingress) == 16, "fp_ingress layout");
 _Static_assert(sizeof(struct fp_egress) == 24, "fp_egress layout");
 _Static_assert(sizeof(struct fp_fdb_key) == 12, "fp_fdb_key layout");
 _Static_assert(sizeof(struct fp_fdb_port) == 8, "fp_fdb_port layout");
-_Static_assert(sizeof(struct fp_config) == 32, "fp_config layout");
+_Static_assert(sizeof(struct fp_clock) == 24, "fp_clock layout");
+_Static_assert(sizeof(struct fp_config) == 56, "fp_config layout");
 _Static_assert(sizeof(struct fp_daemon_state) == 120, "fp_daemon_state layout");
 
 #endif /* XDP_FASTPATH_H */

@@ -54,7 +54,7 @@ void fp_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)
 extern int fp_log_level; /* LOG_* of syslog.h; messages above it are dropped */
 extern bool fp_log_to_syslog;
 
-uint64_t fp_now_ns(void); /* CLOCK_MONOTONIC_COARSE, the clock of the datapath */
+uint64_t fp_now_ns(void); /* CLOCK_MONOTONIC_COARSE: within a tick of the datapath's */
 /* now - then, or 0 if then is later: the datapath stamps packets while we read the clock. */
 static inline uint64_t fp_elapsed_ns(uint64_t now, uint64_t then)
 {

@@ -30,6 +30,7 @@
 #include <sanitizer/lsan_interface.h>
 #endif
 
+#include "clock.h"
 #include "common.h"
 #include "conntrack_sync.h"
 #include "daemon.h"
@@ -129,6 +130,8 @@ static void write_heartbeat(struct daemon *d, uint64_t now, bool bump_gen)
 
 	if (fp_read_config(d->inst, &cfg))
 		return;
+	if (fp_clock_check(&cfg.clock) > 0)
+		fp_log(LOG_NOTICE, "the datapath's clock had drifted: calibrated it again");
 	cfg.heartbeat_ns = now;
 	/* The lease is the running daemon's (--lease): a clean stop may have shortened it. */
 	cfg.lease_ns = (uint64_t)d->opt->lease_s * 1000000000ull;

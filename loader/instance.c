@@ -233,6 +233,7 @@ int fp_instance_create(struct fp_instance *inst, const struct fp_options *opt)
 	int err;
 
 	cfg.kernel = fp_kernel_probe();
+	cfg.clock = fp_kernel_clock();
 	skel = fp_datapath_open(cfg.kernel);
 	if (!skel) {
 		fp_err("cannot open the embedded BPF object: %s", strerror(errno));

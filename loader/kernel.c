@@ -6,18 +6,20 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <syslog.h>
 #include <linux/if_ether.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "clock.h"
 #include "common.h"
 #include "kernel.h"
 #include "probe.skel.h"
 #include "xdp_features.h"
 
 const struct fp_kernel_feature fp_kernel_features[] = {
-	{FP_KERNEL_COARSE_CLOCK, "coarse_clock", "5.11", "bpf_ktime_get_coarse_ns()",
-	 "the datapath reads bpf_ktime_get_ns(), a few ns more per packet"},
+	{FP_KERNEL_JIFFIES, "jiffies_clock", "5.5", "bpf_jiffies64() (or a tick that calibrates)",
+	 "the datapath reads bpf_ktime_get_ns(), about 15 ns more per packet"},
 	{FP_KERNEL_FIB_MARK, "fib_mark", "6.10", "BPF_FIB_LOOKUP_MARK",
 	 "connections with a conntrack mark stay in the kernel (pass_no_fib_mark)"},
 	{FP_KERNEL_XDP_FEATURES, "xdp_features", "6.3", "netdev netlink XDP features",
@@ -54,6 +56,14 @@ static bool probe_xdp_features(void)
 	return fp_xdp_features(1, &features) != -EOPNOTSUPP;
 }
 
+static struct fp_clock clock;
+
+struct fp_clock fp_kernel_clock(void)
+{
+	fp_kernel_probe();
+	return clock;
+}
+
 uint32_t fp_kernel_probe(void)
 {
 	static uint32_t have;
@@ -61,8 +71,15 @@ uint32_t fp_kernel_probe(void)
 
 	if (probed)
 		return have;
-	if (libbpf_probe_bpf_helper(BPF_PROG_TYPE_XDP, BPF_FUNC_ktime_get_coarse_ns, NULL) == 1)
-		have |= FP_KERNEL_COARSE_CLOCK;
+	if (libbpf_probe_bpf_helper(BPF_PROG_TYPE_XDP, BPF_FUNC_jiffies64, NULL) == 1) {
+		int err = fp_clock_calibrate(&clock);
+
+		if (err)
+			fp_log(LOG_WARNING, "cannot calibrate the jiffies clock: %s",
+			       strerror(-err));
+		else
+			have |= FP_KERNEL_JIFFIES;
+	}
 	/* bpf_check_mtu() came with the lookup's MTU answer (Linux 5.12, one series). */
 	if (libbpf_probe_bpf_helper(BPF_PROG_TYPE_XDP, BPF_FUNC_check_mtu, NULL) == 1)
 		have |= FP_KERNEL_FIB_MTU;

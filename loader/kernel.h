@@ -9,6 +9,8 @@
 
 #include <stdint.h>
 
+#include "xdp_fastpath.h"
+
 struct fp_kernel_feature {
 	uint32_t bit;	      /* FP_KERNEL_* */
 	const char *name;     /* in status --json */
@@ -23,5 +25,7 @@ extern const int fp_nr_kernel_features;
 /* FP_KERNEL_* of the running kernel, probed once (a few BPF programs and a netlink
  * request). fp-test tries the fallbacks by loading the program with fewer. */
 uint32_t fp_kernel_probe(void);
+/* The datapath's clock, calibrated by the probe; all 0 without FP_KERNEL_JIFFIES. */
+struct fp_clock fp_kernel_clock(void);
 
 #endif

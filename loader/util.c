@@ -76,7 +76,7 @@ uint64_t fp_now_ns(void)
 {
 	struct timespec ts;
 
-	/* The datapath's clock (bpf_ktime_get_coarse_ns), so times compare without skew. */
+	/* Like the datapath's clock (jiffies, clock.c), it may lag CLOCK_MONOTONIC a tick. */
 	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }

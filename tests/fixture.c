@@ -37,14 +37,6 @@ void fx_sh(const char *fmt, ...)
 		DIE("setup command failed: %s", cmd);
 }
 
-uint64_t fx_coarse_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 uint64_t fx_now_ns(void)
 {
 	struct timespec ts;
@@ -104,6 +96,9 @@ void fx_load(uint32_t kernel)
 	fx_wire_release();
 	xdp_fastpath__destroy(fx.skel);
 	fx.kernel = kernel;
+	fx.clock = (struct fp_clock){0};
+	if (kernel & FP_KERNEL_JIFFIES)
+		fx.clock = fp_kernel_clock();
 	fx.skel = fp_datapath_open(kernel);
 	if (!fx.skel)
 		DIE("opening the XDP program failed: %s", strerror(errno));
@@ -134,9 +129,12 @@ static void clear_map(struct bpf_map *map, size_t key_size)
 
 void fx_set_config(const struct fp_config *cfg)
 {
+	struct fp_config with_clock = *cfg;
 	uint32_t zero = 0;
 
-	if (bpf_map_update_elem(bpf_map__fd(fx.skel->maps.fp_config), &zero, cfg, 0))
+	if (!with_clock.clock.tick_ns)
+		with_clock.clock = fx.clock;
+	if (bpf_map_update_elem(bpf_map__fd(fx.skel->maps.fp_config), &zero, &with_clock, 0))
 		DIE("config update: %s", strerror(errno));
 }
 

@@ -55,6 +55,9 @@ struct fixture {
 	int lan_ifindex, wan_ifindex, port_ifindex;
 	int nr_cpus;
 	uint32_t kernel; /* FP_KERNEL_* the program was loaded with */
+	/* The datapath's clock (all 0 without FP_KERNEL_JIFFIES): fx_set_config() writes it
+	 * into a config that has none. */
+	struct fp_clock clock;
 };
 
 extern struct fixture fx;
@@ -93,6 +96,5 @@ int fx_run_tc(const uint8_t *in, uint32_t in_len, int ingress, uint16_t gso_size
 void fx_read_stats(uint64_t stats[FP_STAT_MAX]);
 
 uint64_t fx_now_ns(void);
-uint64_t fx_coarse_now_ns(void); /* the datapath's clock */
 
 #endif

@@ -1110,14 +1110,57 @@ static void test_flow_counters(void)
 	fx_reset();
 	install_flow(c);
 	in_len = pkt_build(&c->in, in);
-	t0 = fx_coarse_now_ns(); /* the datapath's clock: it may lag CLOCK_MONOTONIC a tick */
+	/* The datapath's clock lags CLOCK_MONOTONIC by up to a tick (the tick interrupt's
+	 * jitter aside): a tick either way. */
+	t0 = fx_now_ns() - fx.clock.tick_ns;
 	for (int i = 0; i < 3; i++)
 		fx_run(in, in_len, fx.lan_ifindex, out, &out_len);
-	t1 = fx_now_ns();
+	t1 = fx_now_ns() + fx.clock.tick_ns;
 	CHECK(read_flow_meta(c, &meta), "flow vanished");
 	CHECK(meta.packets == 3 && meta.bytes == 3 * (in_len - 14), "counted %llu/%llu",
 	      (unsigned long long)meta.packets, (unsigned long long)meta.bytes);
 	CHECK(meta.last_seen_ns >= t0 && meta.last_seen_ns <= t1, "last seen outside the runs");
+	tl_case_end();
+}
+
+/*
+ * The datapath's time is the config's clock (jiffies from a calibrated start), not one of
+ * its own: a clock 10 s fast makes a fresh heartbeat stale, one 10 s slow makes a stale
+ * heartbeat fresh.
+ */
+static void test_clock_source(void)
+{
+	const struct dp_case *c = &cases[0]; /* ipv4 tcp snat lan->wan */
+	uint64_t before[FP_STAT_MAX], after[FP_STAT_MAX];
+	uint8_t in[PKT_MAX], out[PKT_MAX];
+	struct fp_config cfg = {.nh_gen = 1, .lease_ns = 3000000000ull};
+	uint32_t out_len;
+	size_t in_len;
+	int verdict;
+
+	if (!(fx.kernel & FP_KERNEL_JIFFIES))
+		return; /* bpf_ktime_get_ns(), which the lease cases try */
+	tl_case_begin("the datapath's time is the jiffies clock of its config");
+	fx_reset();
+	install_flow(c);
+	in_len = pkt_build(&c->in, in);
+	cfg.clock = fx.clock;
+	cfg.clock.ns += 10000000000ull;
+	cfg.heartbeat_ns = fx_now_ns();
+	fx_set_config(&cfg);
+	fx_read_stats(before);
+	verdict = fx_run(in, in_len, fx.lan_ifindex, out, &out_len);
+	fx_read_stats(after);
+	CHECK_EQ(verdict, XDP_PASS, "the verdict with a fresh heartbeat and a clock 10 s fast");
+	check_stats(before, after, FP_STAT_PASS_HEARTBEAT, 0, 1);
+	cfg.clock.ns -= 20000000000ull;
+	cfg.heartbeat_ns = fx_now_ns() - 5000000000ull;
+	fx_set_config(&cfg);
+	fx_read_stats(before);
+	verdict = fx_run(in, in_len, fx.lan_ifindex, out, &out_len);
+	fx_read_stats(after);
+	CHECK_EQ(verdict, XDP_REDIRECT, "the verdict with a stale heartbeat and a clock 10 s slow");
+	check_stats(before, after, FP_STAT_FORWARDED, in_len - ETH_HLEN, 1);
 	tl_case_end();
 }
 
@@ -1297,8 +1340,8 @@ static void test_tc_skb_only(void)
 }
 
 /*
- * The program as a kernel without any of the newer features gets it (5.10: no coarse clock,
- * no fib mark), tried on this kernel too: every table case must come out the same, and
+ * The program as a kernel without any of the newer features gets it (before 5.5: no jiffies
+ * clock; 5.10: no fib mark), tried on this kernel too: every table case must come out the same, and
  * the fallbacks do what they say.
  */
 static void test_kernel_fallbacks(void)
@@ -1325,6 +1368,7 @@ void test_datapath(void)
 	test_nexthop_generation();
 	test_nexthop_mark();
 	test_flow_counters();
+	test_clock_source();
 	test_steering();
 	test_kernel_fallbacks();
 }

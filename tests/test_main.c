@@ -2,7 +2,8 @@
 /*
  * fp-test: the datapath tests. Needs root; runs in a network namespace of its own.
  *   fp-test                 every suite
- *   fp-test --suite NAME    datapath | differential | attach | conntable | topology | veth
+ *   fp-test --suite NAME    datapath | differential | attach | conntable | topology | veth |
+ *                           clock
  *   fp-test --bench         per-packet cost, stage by stage (BPF_PROG_TEST_RUN repeat)
  * FP_FUZZ_ITERATIONS and FP_FUZZ_SEED tune the randomized test. The conntable suite needs
  * neither root nor BPF: it runs under qemu-user for other architectures (tests/cross/run.sh).
@@ -30,7 +31,7 @@ int main(int argc, char **argv)
 		suite = "bench";
 	else if (argc != 1) {
 		fprintf(stderr, "usage: fp-test [--suite "
-				"datapath|differential|attach|conntable|topology|veth] "
+				"datapath|differential|attach|conntable|topology|veth|clock] "
 				"[--bench]\n");
 		return 2;
 	}
@@ -70,6 +71,8 @@ int main(int argc, char **argv)
 		test_topology();
 	if (!suite || !strcmp(suite, "veth"))
 		test_veth_peer();
+	if (!suite || !strcmp(suite, "clock"))
+		test_clock();
 	fx_teardown();
 
 	printf("fp-test: %d passed, %d failed\n", tl_passed, tl_failed);

@@ -9,6 +9,7 @@ void test_attach(void);
 void test_conntable(void);
 void test_topology(void);
 void test_veth_peer(void);
+void test_clock(void);
 void prog_cost(void);
 
 #endif

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The datapath's clock (struct fp_clock of xdp_fastpath.h): jiffies, counted in nanoseconds
+ * of CLOCK_MONOTONIC. Calibrated here against the kernel's own two clocks, read together by
+ * a small BPF program (fp_probe_clock in bpf/probe.bpf.c).
+ */
+#ifndef FP_LOADER_CLOCK_H
+#define FP_LOADER_CLOCK_H
+
+#include <stdint.h>
+
+#include "xdp_fastpath.h"
+
+/* Measures the tick (about 0.1 s) and sets @clock; 0, or -errno when the kernel cannot
+ * read jiffies or they do not tick like a kernel's (then the datapath reads
+ * bpf_ktime_get_ns()). */
+int fp_clock_calibrate(struct fp_clock *clock);
+
+/* The HZ whose tick is @tick_ns, or 0 if no kernel's is. */
+unsigned int fp_clock_hz(uint64_t tick_ns);
+
+/* How far @clock runs behind CLOCK_MONOTONIC now, in ns: between 0 and a tick when it is
+ * right (a little less than 0 when the tick comes as it is read). */
+int fp_clock_lag_ns(const struct fp_clock *clock, int64_t *lag_ns);
+
+/* The daemon's check at each scan, one BPF test run: a clock that has drifted more than
+ * two ticks from CLOCK_MONOTONIC (a tick a little off the kernel's, over days) is
+ * calibrated again. 1 if @clock was rewritten, 0 if it is right or not in use, -errno. */
+int fp_clock_check(struct fp_clock *clock);
+
+#endif

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The datapath's clock (loader/clock.c): jiffies counted in ns of CLOCK_MONOTONIC. The
+ * calibration finds the kernel's tick, the clock keeps within a tick of CLOCK_MONOTONIC,
+ * and the daemon's check calibrates again a clock that has drifted.
+ */
+#include <stdio.h>
+#include <time.h>
+
+#include "clock.h"
+#include "fixture.h"
+#include "testlib.h"
+#include "tests.h"
+
+/* A right clock lags CLOCK_MONOTONIC by 0 to a tick, the tick interrupt's jitter aside. */
+static void check_lag(const struct fp_clock *clock, const char *what)
+{
+	int64_t lag = 0, tick = (int64_t)clock->tick_ns;
+
+	CHECK(fp_clock_lag_ns(clock, &lag) == 0, "reading the clock failed");
+	CHECK(lag >= -tick / 2 && lag <= tick + tick / 2,
+	      "%s: %lld ns behind CLOCK_MONOTONIC, the tick is %lld", what, (long long)lag,
+	      (long long)tick);
+}
+
+void test_clock(void)
+{
+	struct fp_clock clock, drifted;
+	struct timespec pause = {.tv_nsec = 300000000};
+
+	if (!(fx.kernel & FP_KERNEL_JIFFIES)) {
+		printf("  (no jiffies clock on this kernel: skipped)\n");
+		return;
+	}
+	tl_case_begin("the calibration finds a kernel's tick");
+	CHECK(fp_clock_calibrate(&clock) == 0, "the calibration failed");
+	CHECK(fp_clock_hz(clock.tick_ns), "a tick of %llu ns is no kernel's",
+	      (unsigned long long)clock.tick_ns);
+	printf("  (a tick of %llu ns: HZ %u)\n", (unsigned long long)clock.tick_ns,
+	       fp_clock_hz(clock.tick_ns));
+	tl_case_end();
+
+	tl_case_begin("the clock keeps within a tick of CLOCK_MONOTONIC");
+	check_lag(&clock, "at once");
+	nanosleep(&pause, NULL);
+	check_lag(&clock, "0.3 s later");
+	tl_case_end();
+
+	tl_case_begin("the daemon's check leaves a right clock alone");
+	drifted = clock;
+	CHECK_EQ(fp_clock_check(&drifted), 0, "the check");
+	CHECK(drifted.ns == clock.ns && drifted.jiffies == clock.jiffies, "the clock changed");
+	tl_case_end();
+
+	tl_case_begin("... and calibrates again one that has drifted");
+	drifted.ns += 5 * drifted.tick_ns; /* 5 ticks fast */
+	CHECK_EQ(fp_clock_check(&drifted), 1, "the check of a clock 5 ticks fast");
+	check_lag(&drifted, "after the check");
+	drifted = clock;
+	drifted.jiffies -= 500; /* the same clock, started 500 ticks earlier */
+	drifted.ns -= 500 * drifted.tick_ns;
+	check_lag(&drifted, "started 500 ticks earlier");
+	drifted.tick_ns += drifted.tick_ns / 100; /* with a tick 1% long: 5 ticks fast by now */
+	CHECK_EQ(fp_clock_check(&drifted), 1, "the check of a clock whose tick is 1% long");
+	CHECK(drifted.tick_ns == clock.tick_ns, "a tick of %llu ns after the check",
+	      (unsigned long long)drifted.tick_ns);
+	tl_case_end();
+}
