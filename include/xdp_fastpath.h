@@ -79,7 +79,7 @@ enum {
  * counters belong to the datapath.
  */
 struct fp_flow_meta {
-	__u64 last_seen_ns; /* CLOCK_MONOTONIC_COARSE of the last packet */
+	__u64 last_seen_ns; /* the datapath's clock (fp_clock) at the last packet */
 	__u64 packets;
 	__u64 bytes; /* L3 bytes, as conntrack counts them */
 	__u32 oif;   /* egress ifindex */

@@ -7,10 +7,11 @@
  * the tick's length give CLOCK_MONOTONIC to a tick. HZ is nowhere to be read (CONFIG_HZ is
  * in no file a router is sure to have): it is measured, from the times two values of
  * jiffies began 0.1 s apart, and rounded to the tick of the nearest HZ a kernel can be
- * built with. A tick that matches none is used as measured; the daemon's check at each
- * scan (fp_clock_check) calibrates again should the clock ever drift.
+ * built with. A tick that matches none (three times over) is used as measured; the
+ * daemon's check at each scan (fp_clock_check) calibrates again should the clock drift.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <time.h>
 #include <bpf/bpf.h>
@@ -84,7 +85,8 @@ static int next_tick(struct clock_sample *before, struct clock_sample *after)
 	return err;
 }
 
-int fp_clock_calibrate(struct fp_clock *clock)
+/* One measurement: 0 with @clock set and *snapped telling whether the tick is a kernel's. */
+static int measure(struct fp_clock *clock, bool *snapped)
 {
 	struct timespec span = {.tv_nsec = SPAN_NS};
 	struct clock_sample a0, a, b0, b;
@@ -110,12 +112,26 @@ int fp_clock_calibrate(struct fp_clock *clock)
 			tick = t;
 	}
 	/* 250 and 256 Hz are 2.4% apart; a measurement 0.1 s long is good to far less. */
-	if (llabs((long long)(tick - measured)) * 200 > (long long)tick)
-		tick = measured;
-	clock->tick_ns = tick;
+	*snapped = llabs((long long)(tick - measured)) * 200 <= (long long)tick;
+	clock->tick_ns = *snapped ? tick : measured;
 	clock->jiffies = b.jiffies;
 	clock->ns = b0.ns; /* the tick came after it: the clock never runs ahead */
 	return 0;
+}
+
+int fp_clock_calibrate(struct fp_clock *clock)
+{
+	bool snapped;
+	int err;
+
+	/* A tick interrupt held up (a busy virtual machine) spoils a measurement: try again
+	 * before settling for a tick that is no kernel's. */
+	for (int tries = 0; tries < 3; tries++) {
+		err = measure(clock, &snapped);
+		if (err || snapped)
+			break;
+	}
+	return err;
 }
 
 int fp_clock_lag_ns(const struct fp_clock *clock, int64_t *lag_ns)
