@@ -389,7 +389,9 @@ static __always_inline bool fp_steer_to_cpu(struct xdp_md *ctx, const struct fp_
 	hash ^= *(const __u32 *)pkt.ports;
 	hash *= 0x9e3779b1; /* Fibonacci hashing: the high bits mix every input bit */
 	hash ^= hash >> 16;
-	slot = hash % cfg->steer_cpus;
+	/* hash * n / 2^32: a slot below n by the high bits, and no division (which 32-bit
+	 * ARM's JIT before 6.7 cannot compile: the whole program would be interpreted). */
+	slot = ((__u64)hash * cfg->steer_cpus) >> 32;
 	cpu = bpf_map_lookup_elem(&fp_steer, &slot);
 	/* No entry for that CPU (offline): 0 comes back, and the packet is handled here. */
 	if (!cpu || bpf_redirect_map(&fp_cpus, *cpu, 0) != XDP_REDIRECT)
