@@ -294,8 +294,17 @@ static __always_inline void fp_account(struct fp_fwd *fwd, __u32 segs, __u32 l3_
 	struct fp_flow_meta *meta = fwd->meta;
 
 	meta->last_seen_ns = fwd->now;
-	__sync_fetch_and_add(&meta->packets, segs);
-	__sync_fetch_and_add(&meta->bytes, l3_bytes);
+	/* Where the JIT has no 64-bit atomic add (32-bit ARM), one would send the whole
+	 * program to the interpreter: plain adds there. A flow's direction is one CPU's at a
+	 * time (its RX queue's, or its RPS CPU's), so they miss a packet only if two CPUs
+	 * forward the same direction at the same instant, as its traffic moves between them. */
+	if (fp_kernel & FP_KERNEL_JIT_ATOMICS) {
+		__sync_fetch_and_add(&meta->packets, segs);
+		__sync_fetch_and_add(&meta->bytes, l3_bytes);
+	} else {
+		meta->packets += segs;
+		meta->bytes += l3_bytes;
+	}
 	fp_count(FP_STAT_FORWARDED, 1);
 	fp_count(FP_STAT_FORWARDED_BYTES, l3_bytes);
 }

@@ -138,6 +138,7 @@ enum {
 	FP_KERNEL_FIB_MARK = 1 << 1,	 /* BPF_FIB_LOOKUP_MARK, Linux 6.10 */
 	FP_KERNEL_XDP_FEATURES = 1 << 2, /* netdev netlink XDP features, Linux 6.3 (loader) */
 	FP_KERNEL_FIB_MTU = 1 << 3,	 /* bpf_fib_lookup() answers the MTU, Linux 5.12 */
+	FP_KERNEL_JIT_ATOMICS = 1 << 4,	 /* the JIT compiles 64-bit atomic adds (not arm32) */
 };
 
 /*

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <string.h>
 #include <syslog.h>
+#include <unistd.h>
 #include <linux/if_ether.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -27,6 +28,10 @@ const struct fp_kernel_feature fp_kernel_features[] = {
 	 "program, or GRO from 5.13), not of other devices"},
 	{FP_KERNEL_FIB_MTU, "fib_mtu", "5.12", "the MTU in bpf_fib_lookup()'s answer",
 	 "the route MTU is found by bisection, 16 lookups per flow and next-hop change"},
+	{FP_KERNEL_JIT_ATOMICS, "jit_atomics", NULL,
+	 "64-bit atomic adds in the BPF JIT (32-bit ARM has none, or the JIT is off)",
+	 "per-flow packet and byte counters are plain adds, which miss a packet if two CPUs "
+	 "forward one direction of a flow at the same instant"},
 };
 const int fp_nr_kernel_features = sizeof(fp_kernel_features) / sizeof(fp_kernel_features[0]);
 
@@ -46,6 +51,40 @@ static bool probe_fib_mark(void)
 		have = run.retval == 1;
 	probe__destroy(skel);
 	return have;
+}
+
+/*
+ * Whether the JIT compiles a 64-bit atomic add. 32-bit ARM's does not: a program with one
+ * runs in the interpreter there, several times slower, and the interpreter's 64-bit
+ * atomics have crashed 32-bit ARM kernels. A program of five instructions, loaded and
+ * asked whether it was JIT-compiled.
+ */
+static bool probe_jit_atomics(void)
+{
+	const struct bpf_insn insns[] = {
+		/* *(u64 *)(r10 - 8) = 0; r1 = 1; lock *(u64 *)(r10 - 8) += r1; return XDP_PASS */
+		{.code = BPF_ST | BPF_MEM | BPF_DW, .dst_reg = BPF_REG_10, .off = -8},
+		{.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_1, .imm = 1},
+		{.code = BPF_STX | BPF_ATOMIC | BPF_DW,
+		 .dst_reg = BPF_REG_10,
+		 .src_reg = BPF_REG_1,
+		 .off = -8,
+		 .imm = BPF_ADD},
+		{.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = XDP_PASS},
+		{.code = BPF_JMP | BPF_EXIT},
+	};
+	struct bpf_prog_info info = {};
+	uint32_t info_len = sizeof(info);
+	bool jited;
+	int fd;
+
+	fd = bpf_prog_load(BPF_PROG_TYPE_XDP, "fp_probe_atomic", "GPL", insns,
+			   sizeof(insns) / sizeof(insns[0]), NULL);
+	if (fd < 0) /* a JIT that must compile everything and cannot */
+		return false;
+	jited = !bpf_obj_get_info_by_fd(fd, &info, &info_len) && info.jited_prog_len > 0;
+	close(fd);
+	return jited;
 }
 
 static bool probe_xdp_features(void)
@@ -83,6 +122,8 @@ uint32_t fp_kernel_probe(void)
 	/* bpf_check_mtu() came with the lookup's MTU answer (Linux 5.12, one series). */
 	if (libbpf_probe_bpf_helper(BPF_PROG_TYPE_XDP, BPF_FUNC_check_mtu, NULL) == 1)
 		have |= FP_KERNEL_FIB_MTU;
+	if (probe_jit_atomics())
+		have |= FP_KERNEL_JIT_ATOMICS;
 	if (probe_fib_mark())
 		have |= FP_KERNEL_FIB_MARK;
 	if (probe_xdp_features())

@@ -14,7 +14,7 @@
 struct fp_kernel_feature {
 	uint32_t bit;	      /* FP_KERNEL_* */
 	const char *name;     /* in status --json */
-	const char *since;    /* the first Linux release that has it */
+	const char *since;    /* the first Linux release that has it; NULL: not a release's */
 	const char *what;     /* what it is */
 	const char *fallback; /* what xdp-fastpath does without it */
 };

@@ -205,7 +205,11 @@ static void print_kernel(const struct fp_config *cfg, bool json)
 
 		if (cfg->kernel & f->bit)
 			continue;
-		printf("\n  fallback  no %s (Linux %s): %s", f->what, f->since, f->fallback);
+		if (f->since)
+			printf("\n  fallback  no %s (Linux %s): %s", f->what, f->since,
+			       f->fallback);
+		else
+			printf("\n  fallback  no %s: %s", f->what, f->fallback);
 		missing++;
 	}
 	printf("%s\n", missing ? "" : ", every feature used");

@@ -20,6 +20,7 @@
 #include <bpf/libbpf.h>
 
 #include "fixture.h"
+#include "kernel.h"
 #include "packet.h"
 #include "testlib.h"
 #include "tests.h"
@@ -1339,6 +1340,79 @@ static void test_tc_skb_only(void)
 	tl_case_end();
 }
 
+static uint32_t jited_len(int prog_fd)
+{
+	struct bpf_prog_info info = {};
+	uint32_t info_len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(prog_fd, &info, &info_len))
+		DIE("program info: %s", strerror(errno));
+	return info.jited_prog_len;
+}
+
+/* Atomic instructions in the program as the verifier left it (dead code removed). */
+static int atomic_insns(int prog_fd)
+{
+	struct bpf_prog_info info = {};
+	uint32_t info_len = sizeof(info), n;
+	struct bpf_insn *insns;
+	int atomics = 0;
+
+	if (bpf_obj_get_info_by_fd(prog_fd, &info, &info_len))
+		DIE("program info: %s", strerror(errno));
+	n = info.xlated_prog_len / sizeof(*insns);
+	insns = calloc(n, sizeof(*insns));
+	if (!insns)
+		DIE("out of memory");
+	info = (struct bpf_prog_info){.xlated_prog_len = n * sizeof(*insns),
+				      .xlated_prog_insns = (uintptr_t)insns};
+	info_len = sizeof(info);
+	if (bpf_obj_get_info_by_fd(prog_fd, &info, &info_len))
+		DIE("program info: %s", strerror(errno));
+	for (uint32_t i = 0; i < n; i++)
+		if (insns[i].code == (BPF_STX | BPF_ATOMIC | BPF_DW) ||
+		    insns[i].code == (BPF_STX | BPF_ATOMIC | BPF_W))
+			atomics++;
+	free(insns);
+	return atomics;
+}
+
+/*
+ * The interpreter runs what the JIT cannot compile, several times slower: both entry points
+ * must come out of the JIT, on every architecture of the matrix. On a 64-bit one the probe
+ * finds the JIT's 64-bit atomics (32-bit ARM's has none: there, and with the JIT off, the
+ * per-flow counters are plain adds, which the fallback run below tries).
+ */
+static void test_jited(void)
+{
+	FILE *f = fopen("/proc/sys/net/core/bpf_jit_enable", "r");
+	int jit = 1;
+
+	if (f) {
+		if (fscanf(f, "%d", &jit) != 1)
+			jit = 1;
+		fclose(f);
+	}
+	tl_case_begin("atomic adds in the program only with FP_KERNEL_JIT_ATOMICS");
+	if (fx.kernel & FP_KERNEL_JIT_ATOMICS) {
+		CHECK(atomic_insns(fx.prog_fd) > 0, "the XDP entry point has none");
+		CHECK(atomic_insns(fx.prog_tc_fd) > 0, "the tc entry point has none");
+	} else {
+		CHECK_EQ(atomic_insns(fx.prog_fd), 0, "the XDP entry point's atomic adds");
+		CHECK_EQ(atomic_insns(fx.prog_tc_fd), 0, "the tc entry point's atomic adds");
+	}
+	tl_case_end();
+	if (!jit)
+		return;
+	tl_case_begin("the datapath is JIT-compiled, both entry points");
+	CHECK(jited_len(fx.prog_fd) > 0, "the XDP entry point runs in the interpreter");
+	CHECK(jited_len(fx.prog_tc_fd) > 0, "the tc entry point runs in the interpreter");
+	if (sizeof(void *) == 8)
+		CHECK(fp_kernel_probe() & FP_KERNEL_JIT_ATOMICS,
+		      "no JIT atomics found on a 64-bit machine");
+	tl_case_end();
+}
+
 /*
  * The program as a kernel without any of the newer features gets it (before 5.5: no jiffies
  * clock; 5.10: no fib mark), tried on this kernel too: every table case must come out the same, and
@@ -1352,6 +1426,7 @@ static void test_kernel_fallbacks(void)
 	if (!kernel)
 		return; /* the suite ran like this already */
 	fx_load(0);
+	test_jited();
 	run_tables();
 	test_nexthop_mark();
 	test_flow_counters();
@@ -1362,6 +1437,7 @@ static void test_kernel_fallbacks(void)
 
 void test_datapath(void)
 {
+	test_jited();
 	run_tables();
 	test_tc_skb_only();
 	test_tcp_to_tc();
