@@ -7,6 +7,7 @@
 CC	?= gcc
 CLANG	?= clang
 BPFTOOL ?= bpftool
+LLVM_OBJDUMP ?= llvm-objdump
 PREFIX	?= /usr/local
 BINDIR	?= $(PREFIX)/sbin
 MANDIR	?= $(PREFIX)/share/man
@@ -87,6 +88,10 @@ $(BUILD)/bpfel/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS)
 	@mkdir -p $(dir $@)
 	$(CLANG) -target bpfel $(filter-out -target $(BPF_TARGET),$(BPF_CFLAGS)) -c $< -o $@
 	readelf -h $@ | grep -q 'little endian'
+	@# No division: 32-bit ARM's JIT compiles none before Linux 6.7, and the program
+	@# would run in the interpreter there.
+	@if $(LLVM_OBJDUMP) -d $@ | grep -E ' s?[/%]= '; then \
+		echo "$@: a division, which 32-bit ARM's JIT cannot compile" >&2; rm $@; exit 1; fi
 
 $(BUILD)/bpfeb/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS)
 	@mkdir -p $(dir $@)

@@ -49,14 +49,33 @@ static __always_inline __u32 fp_skb_wire_len(const struct __sk_buff *skb, const 
 	return skb->len - pkt->l2_len;
 }
 
-/* The segments an aggregate leaves as; 1 for a plain packet. */
+/*
+ * The segments an aggregate leaves as; 1 for a plain packet. The quotient by shifts and
+ * subtractions: 32-bit ARM's JIT compiles no division before Linux 6.7 (clang without
+ * alu32 makes this one 64-bit), and what it cannot compile runs in the interpreter.
+ * l3_len comes from a 16-bit length field, so the quotient is below 2^17.
+ */
 static __always_inline __u32 fp_skb_segs(const struct __sk_buff *skb, const struct fp_pkt *pkt)
 {
 	__u32 payload = pkt->l3_len - pkt->l3l4_hlen, mss = skb->gso_size;
+	__u32 rest, segs = 0;
 
 	if (!mss || payload <= mss)
 		return 1;
-	return (payload + mss - 1) / mss;
+	rest = payload + mss - 1;
+	/* Without branches, which would give the verifier 2^17 paths to walk: @fits is all
+	 * ones where mss << bit still fits in what is left, else 0. */
+#pragma unroll
+	for (int bit = 16; bit >= 0; bit--) {
+		__s64 left = (__s64)(rest >> bit) - (__s64)mss;
+		__u64 fits;
+
+		barrier_var(left); /* or clang turns the masks back into branches */
+		fits = ~(__u64)(left >> 63);
+		rest -= (mss << bit) & fits;
+		segs |= (1u << bit) & fits;
+	}
+	return segs;
 }
 
 /*
