@@ -7,11 +7,12 @@
 #ifndef FP_LOADER_CLOCK_H
 #define FP_LOADER_CLOCK_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "xdp_fastpath.h"
 
-/* Measures the tick (about 0.1 s) and sets @clock; 0, or -errno when the kernel cannot
+/* Measures the tick (a quarter of a second) and sets @clock; 0, or -errno when the kernel cannot
  * read jiffies or they do not tick like a kernel's (then the datapath reads
  * bpf_ktime_get_ns()). */
 int fp_clock_calibrate(struct fp_clock *clock);
@@ -22,6 +23,10 @@ unsigned int fp_clock_hz(uint64_t tick_ns);
 /* How far @clock runs behind CLOCK_MONOTONIC now, in ns: between 0 and a tick when it is
  * right (a little less than 0 when the tick comes as it is read). */
 int fp_clock_lag_ns(const struct fp_clock *clock, int64_t *lag_ns);
+
+/* Whether a clock @lag_ns behind CLOCK_MONOTONIC is right: from two ticks ahead to three
+ * behind (a tick's resolution, and the tick interrupt's delays on a busy machine). */
+bool fp_clock_lag_ok(const struct fp_clock *clock, int64_t lag_ns);
 
 /* The daemon's check at each scan, one BPF test run: a clock that has drifted more than
  * two ticks from CLOCK_MONOTONIC (a tick a little off the kernel's, over days) is

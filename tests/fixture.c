@@ -57,8 +57,21 @@ static bool test_run_takes_context(void)
 	return bpf_prog_test_run_opts(fx.prog_fd, &opts) == 0;
 }
 
+#define FX_UPTIME_NS 15000000000ull
+
 void fx_setup(void)
 {
+	/* Tests date heartbeats and clocks up to 10 s back. In a guest just booted,
+	 * CLOCK_MONOTONIC may not be that far from 0 yet: a time before it would wrap. */
+	if (fx_now_ns() < FX_UPTIME_NS) {
+		uint64_t wait = FX_UPTIME_NS - fx_now_ns();
+		struct timespec ts = {.tv_sec = wait / 1000000000ull,
+				      .tv_nsec = wait % 1000000000ull};
+
+		printf("  (waiting %.1f s for CLOCK_MONOTONIC to pass %llu s)\n", wait / 1e9,
+		       FX_UPTIME_NS / 1000000000ull);
+		nanosleep(&ts, NULL);
+	}
 	if (unshare(CLONE_NEWNET))
 		DIE("unshare(CLONE_NEWNET): %s (the tests need root)", strerror(errno));
 	fx_sh("ip link set lo up");
