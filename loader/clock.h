@@ -28,9 +28,9 @@ int fp_clock_lag_ns(const struct fp_clock *clock, int64_t *lag_ns);
  * behind (a tick's resolution, and the tick interrupt's delays on a busy machine). */
 bool fp_clock_lag_ok(const struct fp_clock *clock, int64_t lag_ns);
 
-/* The daemon's check at each scan, one BPF test run: a clock that has drifted more than
- * two ticks from CLOCK_MONOTONIC (a tick a little off the kernel's, over days) is
- * calibrated again. 1 if @clock was rewritten, 0 if it is right or not in use, -errno. */
+/* The daemon's check at each scan, one BPF test run: a clock that fp_clock_lag_ok() finds
+ * wrong twice, a tick apart (one tick interrupt held up is no drift), is calibrated again.
+ * 1 if @clock was rewritten, 0 if it is right or not in use, -errno. */
 int fp_clock_check(struct fp_clock *clock);
 
 #endif
