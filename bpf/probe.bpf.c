@@ -39,8 +39,9 @@ __u64 fp_probe_ns;
 SEC("tc")
 int fp_probe_clock(struct __sk_buff *skb)
 {
-	fp_probe_ns = bpf_ktime_get_ns();
+	/* jiffies first: the time read after them is never before their tick came. */
 	fp_probe_jiffies = bpf_jiffies64();
+	fp_probe_ns = bpf_ktime_get_ns();
 	return 0;
 }
 

@@ -43,7 +43,7 @@ unsigned int fp_clock_hz(uint64_t tick_ns)
 
 struct clock_sample {
 	uint64_t jiffies;
-	uint64_t ns; /* CLOCK_MONOTONIC, read just before jiffies */
+	uint64_t ns; /* CLOCK_MONOTONIC, read just after jiffies: never before their tick */
 };
 
 /* The probe program, kept open: the daemon reads a sample at each scan. */
@@ -66,10 +66,10 @@ static int clock_sample(struct clock_sample *s)
 	return 0;
 }
 
-/* A change of jiffies seen while sampling: to @jiffies, after @before_ns (the last sample
- * of the old value) and by @seen_ns (the first of the new). */
+/* A change of jiffies seen while sampling: to @jiffies, by @seen_ns. The tick that made it
+ * came before @seen_ns, late by however long its interrupt was held up, never early. */
 struct clock_change {
-	uint64_t jiffies, before_ns, seen_ns;
+	uint64_t jiffies, seen_ns;
 };
 
 /* Samples jiffies for SPAN_NS and records their changes; how many, or -errno. */
@@ -82,35 +82,37 @@ static int sample_changes(struct clock_change *changes, int max)
 	while (!err && n < max && prev.ns - first.ns < SPAN_NS) {
 		err = clock_sample(&s);
 		if (!err && s.jiffies != prev.jiffies)
-			changes[n++] = (struct clock_change){s.jiffies, prev.ns, s.ns};
+			changes[n++] = (struct clock_change){s.jiffies, s.ns};
 		prev = s;
 	}
 	return err ? err : n;
 }
 
-/* The earliest time change @i implies for jiffies @j, if ticks are @tick long. */
+/* When jiffies @j began, as change @c tells if ticks are @tick long: no earlier than that
+ * (its tick came by @seen_ns). */
 static int64_t implied(const struct clock_change *c, uint64_t j, uint64_t tick)
 {
-	return (int64_t)c->before_ns + (int64_t)(j - c->jiffies) * (int64_t)tick;
+	return (int64_t)c->seen_ns + (int64_t)(j - c->jiffies) * (int64_t)tick;
 }
 
 /*
- * How far the first and last thirds of the changes disagree on when jiffies 0 began, if a
- * tick is @tick long. A change is seen late by however long the tick interrupt and the
- * sampling took, never early: each third's earliest answer is its least delayed one, and
- * with the right tick they agree; with one 2.4% off (250 against 256 Hz), the answers of
- * changes 0.1 s apart differ by 2.4 ms.
+ * How far the first and last thirds of the changes disagree on when jiffies @j0 began, if a
+ * tick is @tick long. Each change tells a time no earlier than the truth, later by how long
+ * its tick interrupt and its sample took: each third's earliest answer is its least
+ * delayed one, and with the right tick the two agree. With one 2.4% off (250 against
+ * 256 Hz), the answers of changes 0.1 s apart differ by 2.4 ms.
  */
 static uint64_t disagreement(const struct clock_change *c, int n, uint64_t tick)
 {
 	int64_t first = INT64_MAX, last = INT64_MAX;
+	uint64_t j0 = c[0].jiffies;
 
 	for (int i = 0; i < n / 3; i++)
-		if (implied(&c[i], 0, tick) < first)
-			first = implied(&c[i], 0, tick);
+		if (implied(&c[i], j0, tick) < first)
+			first = implied(&c[i], j0, tick);
 	for (int i = n - n / 3; i < n; i++)
-		if (implied(&c[i], 0, tick) < last)
-			last = implied(&c[i], 0, tick);
+		if (implied(&c[i], j0, tick) < last)
+			last = implied(&c[i], j0, tick);
 	return (uint64_t)llabs((long long)(last - first));
 }
 
@@ -135,8 +137,7 @@ int fp_clock_calibrate(struct fp_clock *clock)
 	}
 	if (best > tick / 4) /* no HZ fits: better no jiffies clock than a wrong one */
 		return -ERANGE;
-	/* The start: the earliest any change implies for the last jiffies seen, so that the
-	 * clock never runs ahead of CLOCK_MONOTONIC. */
+	/* The start: the earliest answer of all, the least delayed one. */
 	clock->jiffies = changes[n - 1].jiffies;
 	for (int i = 0; i < n; i++)
 		if (implied(&changes[i], clock->jiffies, tick) < start)
