@@ -29,7 +29,8 @@ int fp_clock_lag_ns(const struct fp_clock *clock, int64_t *lag_ns);
 bool fp_clock_lag_ok(const struct fp_clock *clock, int64_t lag_ns);
 
 /* The daemon's check at each scan, one BPF test run: a clock that fp_clock_lag_ok() finds
- * wrong twice, a tick apart (one tick interrupt held up is no drift), is calibrated again.
+ * wrong twice, a tick apart (one tick interrupt held up is no drift), is calibrated again,
+ * or dropped (tick_ns 0: the datapath reads bpf_ktime_get_ns()) if it does not calibrate.
  * 1 if @clock was rewritten, 0 if it is right or not in use, -errno. */
 int fp_clock_check(struct fp_clock *clock);
 

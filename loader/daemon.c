@@ -131,7 +131,9 @@ static void write_heartbeat(struct daemon *d, uint64_t now, bool bump_gen)
 	if (fp_read_config(d->inst, &cfg))
 		return;
 	if (fp_clock_check(&cfg.clock) > 0)
-		fp_log(LOG_NOTICE, "the datapath's clock had drifted: calibrated it again");
+		fp_log(LOG_NOTICE, "the datapath's clock had drifted: %s",
+		       cfg.clock.tick_ns ? "calibrated it again"
+					 : "it did not calibrate, the kernel's clock it is");
 	cfg.heartbeat_ns = now;
 	/* The lease is the running daemon's (--lease): a clean stop may have shortened it. */
 	cfg.lease_ns = (uint64_t)d->opt->lease_s * 1000000000ull;
