@@ -53,6 +53,14 @@ static bool probe_fib_mark(void)
 	return have;
 }
 
+bool fp_prog_jited(int prog_fd)
+{
+	struct bpf_prog_info info = {};
+	uint32_t info_len = sizeof(info);
+
+	return !bpf_obj_get_info_by_fd(prog_fd, &info, &info_len) && info.jited_prog_len > 0;
+}
+
 /*
  * Whether the JIT compiles a 64-bit atomic add. 32-bit ARM's does not: a program with one
  * runs in the interpreter there, several times slower, and the interpreter's 64-bit
@@ -73,8 +81,6 @@ static bool probe_jit_atomics(void)
 		{.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = XDP_PASS},
 		{.code = BPF_JMP | BPF_EXIT},
 	};
-	struct bpf_prog_info info = {};
-	uint32_t info_len = sizeof(info);
 	bool jited;
 	int fd;
 
@@ -82,7 +88,7 @@ static bool probe_jit_atomics(void)
 			   sizeof(insns) / sizeof(insns[0]), NULL);
 	if (fd < 0) /* a JIT that must compile everything and cannot */
 		return false;
-	jited = !bpf_obj_get_info_by_fd(fd, &info, &info_len) && info.jited_prog_len > 0;
+	jited = fp_prog_jited(fd);
 	close(fd);
 	return jited;
 }

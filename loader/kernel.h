@@ -7,6 +7,7 @@
 #ifndef FP_LOADER_KERNEL_H
 #define FP_LOADER_KERNEL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "xdp_fastpath.h"
@@ -25,6 +26,8 @@ extern const int fp_nr_kernel_features;
 /* FP_KERNEL_* of the running kernel, probed once (a few BPF programs and a netlink
  * request). fp-test tries the fallbacks by loading the program with fewer. */
 uint32_t fp_kernel_probe(void);
+/* Whether the program came out of the JIT (not the interpreter). */
+bool fp_prog_jited(int prog_fd);
 /* The datapath's clock, calibrated by the probe; all 0 without FP_KERNEL_JIFFIES. */
 struct fp_clock fp_kernel_clock(void);
 

@@ -1345,16 +1345,6 @@ static void test_tc_skb_only(void)
 	tl_case_end();
 }
 
-static uint32_t jited_len(int prog_fd)
-{
-	struct bpf_prog_info info = {};
-	uint32_t info_len = sizeof(info);
-
-	if (bpf_obj_get_info_by_fd(prog_fd, &info, &info_len))
-		DIE("program info: %s", strerror(errno));
-	return info.jited_prog_len;
-}
-
 /* Atomic instructions in the program as the verifier left it (dead code removed). */
 static int atomic_insns(int prog_fd)
 {
@@ -1401,7 +1391,7 @@ static void test_jited(void)
 	fd = bpf_prog_load(BPF_PROG_TYPE_XDP, "fp_test_pass", "GPL", pass, 2, NULL);
 	if (fd < 0)
 		DIE("loading a two-instruction program: %s", strerror(errno));
-	jit = jited_len(fd) > 0;
+	jit = fp_prog_jited(fd);
 	close(fd);
 	if (!jit)
 		printf("  (the JIT compiles nothing here: the JIT checks are skipped)\n");
@@ -1417,8 +1407,8 @@ static void test_jited(void)
 	if (!jit)
 		return;
 	tl_case_begin("the datapath is JIT-compiled, both entry points");
-	CHECK(jited_len(fx.prog_fd) > 0, "the XDP entry point runs in the interpreter");
-	CHECK(jited_len(fx.prog_tc_fd) > 0, "the tc entry point runs in the interpreter");
+	CHECK(fp_prog_jited(fx.prog_fd), "the XDP entry point runs in the interpreter");
+	CHECK(fp_prog_jited(fx.prog_tc_fd), "the tc entry point runs in the interpreter");
 	if (sizeof(void *) == 8)
 		CHECK(fp_kernel_probe() & FP_KERNEL_JIT_ATOMICS,
 		      "no JIT atomics found on a 64-bit machine");
