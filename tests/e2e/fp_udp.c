@@ -7,7 +7,9 @@
  *   fp-udp client ADDR PORT N     sends N sequence-numbered datagrams (a window of 16 in
  *                                 flight), checks each echo byte for byte, resends lost ones;
  *                                 prints "sent N echoed N corrupt 0 resent R"; exit 0 if all
- *                                 came back intact
+ *                                 came back intact. N 0: until SIGUSR1, which also ends a
+ *                                 counted conversation early (what was sent is then awaited).
+ *                                 Fails after 30 s without an echo.
  *   fp-udp pong PORT              TCP: answers every connection with "pong" and closes
  *   fp-udp churn ADDR PORT S      short TCP (pong) and UDP (server) exchanges for S seconds,
  *                                 each from a new port; prints "ok N failed M"
@@ -17,6 +19,7 @@
 #include <errno.h>
 #include <netdb.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,45 +110,71 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+static volatile sig_atomic_t stop_sending;
+
+static void on_sigusr1(int sig)
+{
+	(void)sig;
+	stop_sending = 1;
+}
+
+/*
+ * The datagrams not yet echoed lie between the oldest of them (low) and the next to send;
+ * a ring of RING slots holds their state, and no new datagram is sent while the oldest one
+ * is RING behind, so memory and the work per loop stay bounded however long the client
+ * runs.
+ */
+#define RING 65536
+
 static int client(const char *addr, const char *port, uint32_t count)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_DGRAM }, *ai;
-	uint8_t *echoed = calloc(count, 1);
-	double *sent_at = calloc(count, sizeof(double));
+	struct sigaction sa = { .sa_handler = on_sigusr1 };
+	uint8_t *echoed = calloc(RING, 1);
+	double *sent_at = calloc(RING, sizeof(double));
 	unsigned long corrupt = 0, resent = 0, done = 0;
-	uint32_t next = 0;
+	uint32_t next = 0, low = 0;
 	int fd;
 
 	if (!echoed || !sent_at || getaddrinfo(addr, port, &hints, &ai))
 		return 2;
+	sigaction(SIGUSR1, &sa, NULL);
 	fd = socket(ai->ai_family, SOCK_DGRAM, 0);
 	if (connect(fd, ai->ai_addr, ai->ai_addrlen)) {
 		perror("connect");
 		return 2;
 	}
-	double deadline = now_s() + 60;
+	/* Give up after 30 s without an echo: a conversation that stalls fails. */
+	double stalled_at = now_s() + 30;
 
-	while (done < count && now_s() < deadline) {
+	while (now_s() < stalled_at) {
 		uint8_t buf[2048], want[PAYLOAD];
 		struct pollfd pfd = { .fd = fd, .events = POLLIN };
 		uint32_t in_flight = 0, seq;
 
+		if (stop_sending)
+			count = next;
+		while (low < next && echoed[low % RING])
+			low++;
+		if (low == count)
+			break;
 		/* Resend anything unanswered for 300 ms; keep the window full. */
-		for (uint32_t s = 0; s < next; s++) {
-			if (echoed[s])
+		for (uint32_t s = low; s < next; s++) {
+			if (echoed[s % RING])
 				continue;
-			if (now_s() - sent_at[s] > 0.3) {
+			if (now_s() - sent_at[s % RING] > 0.3) {
 				fill(want, s);
 				send(fd, want, PAYLOAD, 0);
-				sent_at[s] = now_s();
+				sent_at[s % RING] = now_s();
 				resent++;
 			}
 			in_flight++;
 		}
-		while (next < count && in_flight < WINDOW) {
+		while (next < count && in_flight < WINDOW && next - low < RING) {
 			fill(want, next);
 			send(fd, want, PAYLOAD, 0);
-			sent_at[next++] = now_s();
+			echoed[next % RING] = 0;
+			sent_at[next++ % RING] = now_s();
 			in_flight++;
 		}
 		if (poll(&pfd, 1, 100) != 1)
@@ -158,13 +187,14 @@ static int client(const char *addr, const char *port, uint32_t count)
 		}
 		memcpy(&seq, buf, 4);
 		fill(want, seq);
-		if (seq >= count || memcmp(buf, want, PAYLOAD)) {
+		if (seq >= next || memcmp(buf, want, PAYLOAD)) {
 			corrupt++;
 			continue;
 		}
-		if (!echoed[seq]) {
-			echoed[seq] = 1;
+		if (seq >= low && !echoed[seq % RING]) { /* else a resent one's second echo */
+			echoed[seq % RING] = 1;
 			done++;
+			stalled_at = now_s() + 30;
 		}
 	}
 	for (int i = 0; i < 5; i++) { /* tell the server to report */
@@ -175,8 +205,8 @@ static int client(const char *addr, const char *port, uint32_t count)
 		if (poll(&pfd, 1, 500) == 1 && recv(fd, buf, sizeof(buf), 0) == 3)
 			break;
 	}
-	printf("sent %u echoed %lu corrupt %lu resent %lu\n", count, done, corrupt, resent);
-	return done == count && corrupt == 0 ? 0 : 1;
+	printf("sent %u echoed %lu corrupt %lu resent %lu\n", next, done, corrupt, resent);
+	return done == next && next == count && corrupt == 0 ? 0 : 1;
 }
 
 /* fp-udp pong PORT: a TCP server that answers every connection with "pong\n" and closes. */
@@ -273,7 +303,7 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "server"))
 		return server(argv[2]);
 	if (argc == 5 && !strcmp(argv[1], "client"))
-		return client(argv[2], argv[3], strtoul(argv[4], NULL, 0));
+		return client(argv[2], argv[3], strtoul(argv[4], NULL, 0) ?: UINT32_MAX);
 	if (argc == 3 && !strcmp(argv[1], "pong"))
 		return pong(argv[2]);
 	if (argc == 5 && !strcmp(argv[1], "churn"))

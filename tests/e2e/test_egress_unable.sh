@@ -18,8 +18,7 @@ unable() { [ "$(tb_status | jq '[.upper_devices[] | select(.takes_xdp_frames == 
 able() { [ "$(tb_status | jq '[.upper_devices[] | select(.takes_xdp_frames == false)] | length')" = 0 ]; }
 
 tb_udp_server 6000 "$TB_TMP/server.out"
-cli "$FP_UDP" client 198.19.2.2 6000 60000 >"$TB_TMP/client.out" &
-client=$!
+tb_udp_conversation 198.19.2.2 6000 "$TB_TMP/client.out"
 check "a long conversation is offloaded" tb_wait 5 eval '[ "$(tb_flow_entries)" = 2 ]'
 take_away
 check "the daemon sees that r0 cannot take XDP frames (within 2 s)" tb_wait 2 unable
@@ -33,6 +32,6 @@ check "once it can again, the daemon sees it" tb_wait 2 able
 fwd0=$(tb_stat forwarded)
 check "... and the fastpath carries the flow again" tb_wait 2 eval \
 	'ge "$(tb_stat forwarded)" $((fwd0 + 100))'
-check "the conversation completes intact" wait "$client"
+check "the conversation completes intact" tb_udp_conversation_end
 tb_log "  client: $(cat "$TB_TMP/client.out")"
 tb_done

@@ -242,6 +242,21 @@ tb_udp_server() {
 }
 srv_udp_listening() { srv ss -Hlun "sport = :$1" | grep -q .; }
 
+# tb_udp_conversation ADDR PORT OUTFILE: an fp-udp client on the client host that keeps a
+# conversation going, however fast the machine, until tb_udp_conversation_end, which
+# waits for every datagram sent to come back and returns the client's status. (ip netns
+# exec becomes the client: $! is its pid.)
+tb_udp_conversation() {
+	ip netns exec "$TB_CLI" "$FP_UDP" client "$1" "$2" 0 >"$3" &
+	TB_UDP_CLIENT=$!
+	TB_PIDS+=($!)
+}
+tb_udp_conversation_running() { kill -0 "$TB_UDP_CLIENT" 2>/dev/null; }
+tb_udp_conversation_end() {
+	kill -USR1 "$TB_UDP_CLIENT" 2>/dev/null
+	wait "$TB_UDP_CLIENT"
+}
+
 # Checks: a failed check is reported and makes the test fail at its end (tb_done).
 TB_FAILED=0
 check() { # DESCRIPTION COMMAND...
