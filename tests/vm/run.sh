@@ -19,7 +19,9 @@
 #
 # Environment: VM_DIR (build/vm), VM_ARCH (amd64), VM_MEM (3G), VM_CPUS (2), VM_ACCEL
 # (tcg,thread=multi; tcg,thread=single runs the vCPUs in turn, on one thread), VM_TIMEOUT
-# (seconds, 1800), VM_LOG (also write the console to this file).
+# (seconds, 1800), VM_LOG (also write the console to this file), VM_FILL_XDP_DISPATCHER (1:
+# an x86 guest's XDP dispatcher is filled before the command, fill-xdp-dispatcher.sh says
+# why; 0 leaves it, as xdp-swap-lockup.sh needs to show the fault).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -57,6 +59,11 @@ trap 'exit 130' INT TERM
 		printf 'export %s=%q\n' "$var" "${!var}"
 	done
 	printf 'export FP_VM_KERNEL=%q\n' "$kernel"
+	if [ "$arch" = amd64 ] && [ "${VM_FILL_XDP_DISPATCHER:-1}" = 1 ]; then
+		xdp_obj=$(realpath -m "$here/../../build/xdp_pass.bpf.o")
+		printf '%q %q || echo "run.sh: the XDP dispatcher is not filled" >&2\n' \
+			"$here/fill-xdp-dispatcher.sh" "$xdp_obj"
+	fi
 	printf 'exec'
 	printf ' %q' "$@"
 	printf '\n'
