@@ -124,13 +124,20 @@ static void publish_state(struct daemon *d)
 	bpf_map_update_elem(d->inst->daemon_fd, &zero, &d->state, 0);
 }
 
-static void write_heartbeat(struct daemon *d, uint64_t now, bool bump_gen)
+/* write_heartbeat's flags */
+enum {
+	HEARTBEAT_BUMP_GEN = 1 << 0,	/* every cached next hop is to be looked up again */
+	HEARTBEAT_CHECK_CLOCK = 1 << 1, /* see that the datapath's clock still keeps time */
+};
+
+static void write_heartbeat(struct daemon *d, uint64_t now, unsigned int flags)
 {
+	bool bump_gen = flags & HEARTBEAT_BUMP_GEN;
 	struct fp_config cfg;
 
 	if (fp_read_config(d->inst, &cfg))
 		return;
-	if (fp_clock_check(&cfg.clock) > 0)
+	if ((flags & HEARTBEAT_CHECK_CLOCK) && fp_clock_check(&cfg.clock) > 0)
 		fp_log(LOG_NOTICE, "the datapath's clock had drifted: %s",
 		       cfg.clock.tick_ns ? "calibrated it again"
 					 : "it did not calibrate, the kernel's clock it is");
@@ -180,7 +187,7 @@ static void scan(struct daemon *d)
 		malloc_trim(0);
 		d->table_peak = d->cs.table.count;
 	}
-	write_heartbeat(d, now, false);
+	write_heartbeat(d, now, HEARTBEAT_CHECK_CLOCK);
 	d->state.scans++;
 	publish_state(d);
 }
@@ -199,14 +206,14 @@ static void handle_route_changes(struct daemon *d)
 	}
 	if (changes.nexthops_changed) {
 		/* Routes first: from now on every cached next hop is looked up again. */
-		write_heartbeat(d, fp_now_ns(), true);
+		write_heartbeat(d, fp_now_ns(), HEARTBEAT_BUMP_GEN);
 		/* Links or bridge FDB entries changed: the layer-2 maps may too. If they do,
 		 * next hops looked up meanwhile are stale: write_heartbeat bumps once more. IP
 		 * neighbours come and go all the time on a busy LAN, and need no re-read. */
 		if (changes.l2_changed)
 			ctsync_read_ports(&d->cs);
 		if (d->cs.ports.topology_changed)
-			write_heartbeat(d, fp_now_ns(), false);
+			write_heartbeat(d, fp_now_ns(), 0);
 	}
 }
 
@@ -258,7 +265,7 @@ static int daemon_run(struct fp_instance *inst, const struct fp_options *opt, in
 	d.cs.ports.topo = &d.topo;
 	if (ctsync_resync(&d.cs))
 		return 1;
-	write_heartbeat(&d, fp_now_ns(), true);
+	write_heartbeat(&d, fp_now_ns(), HEARTBEAT_BUMP_GEN | HEARTBEAT_CHECK_CLOCK);
 	publish_state(&d);
 	err = write_pid_file(inst);
 	if (err) {
