@@ -2,7 +2,8 @@
 /*
  * The benchmark's own XDP programs (not part of xdp-fastpath):
  *   xdp_gen       generator, run with BPF_PROG_TEST_RUN live frames on the client veth:
- *                 64-byte IPv4/UDP frames cycling over N flows, sent with XDP_TX
+ *                 64-byte IPv4/UDP frames cycling over N flows, or replaying a sequence of
+ *                 flows (bench_seq), sent with XDP_TX
  *   xdp_sink      on the server veth (and the client's, for replies): counts IP frames per
  *                 CPU and drops them, or passes them to the stack while flows are being
  *                 established (an echo server answers); lets ARP and the rest through
@@ -32,6 +33,15 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } bench_count SEC(".maps");
+
+/* The generator's mix: the flow of each packet in turn (fp-bench writes it through mmap). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, BENCH_SEQ_MAX);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, __u32);
+} bench_seq SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_DEVMAP);
@@ -69,7 +79,15 @@ int xdp_gen(struct xdp_md *ctx)
 
 	if (!c || !n || (void *)(uh + 1) > data_end || !c->nr_flows)
 		return XDP_ABORTED;
-	flow = (*n)++ % c->nr_flows;
+	if (c->seq_len) {
+		__u32 i = (*n)++ % c->seq_len, *f = bpf_map_lookup_elem(&bench_seq, &i);
+
+		if (!f)
+			return XDP_ABORTED;
+		flow = *f;
+	} else {
+		flow = (*n)++ % c->nr_flows;
+	}
 	__builtin_memcpy(eth->h_dest, c->dmac, ETH_ALEN);
 	__builtin_memcpy(eth->h_source, c->smac, ETH_ALEN);
 	eth->h_proto = bpf_htons(ETH_P_IP);

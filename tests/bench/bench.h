@@ -21,6 +21,11 @@ struct bench_cfg {
 	__u16 pad;
 	__u32 pass; /* sink: count frames and pass them to the stack (an echo server answers,
 		     * establishing the flows) instead of dropping them */
+	__u32 seq_len; /* generator: 0 cycles over the flows; else it sends the flows of
+			* bench_seq[0..seq_len) in turn (a mix of fp-bench's making) */
 };
+
+/* Packets in a generated mix (bench_seq): 8 MB of flow numbers, replayed in a loop. */
+#define BENCH_SEQ_MAX (1u << 21)
 
 #endif

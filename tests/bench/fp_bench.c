@@ -8,11 +8,15 @@
  *   fp-bench count PINDIR IFACE                IP frames the sink (or ceiling) saw
  *   fp-bench ceiling PINDIR IN OUT DMAC SMAC   bare redirect IN -> OUT with new MACs
  *   fp-bench detach PINDIR IFACE               remove what was attached to IFACE
- *   fp-bench gen IFACE FLOWS PACKETS SECONDS DMAC SMAC SADDR DADDR [PACE_US [DPORT_BASE]]
+ *   fp-bench gen IFACE FLOWS PACKETS SECONDS DMAC SMAC SADDR DADDR [PACE_US [DPORT_BASE
+ *                [MIX]]]
  *        send 64-byte UDP frames over FLOWS flows from IFACE (XDP_TX of live frames), until
  *        PACKETS were sent (0: no limit) or SECONDS passed; prints "sent N in T s".
- *        With PACE_US, 64 frames at a time with that pause between: for establishing flows,
- *        whose replies must not overflow the veth rings on the way back.
+ *        With PACE_US (0: none), 64 frames at a time with that pause between: for
+ *        establishing flows, whose replies must not overflow the veth rings on the way back.
+ *        MIX "rr" (the default) sends to each flow in turn, the worst case for caches;
+ *        "zipf", traffic more like a router's: trains of 8 to 32 packets, each of a flow
+ *        drawn by Zipf popularity (make_mix()).
  *   fp-bench ct-burst N SADDR DADDR DPORT NATADDR [PINDIR]
  *        create N conntrack entries at once through ctnetlink, as if N masqueraded UDP
  *        conversations SADDR+k:sport -> DADDR:DPORT+k (reply to NATADDR:sport) had all been
@@ -31,6 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <net/if.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <linux/if_link.h>
 #include <bpf/bpf.h>
@@ -137,6 +142,61 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* xorshift64: the mix is the same in every run. */
+static uint64_t mix_random(uint64_t *state)
+{
+	*state ^= *state << 13;
+	*state ^= *state >> 7;
+	*state ^= *state << 17;
+	return *state;
+}
+
+/*
+ * Writes into seq (BENCH_SEQ_MAX packets) a mix like a router's traffic: flows drawn by
+ * Zipf popularity with exponent 1 (the k-th most popular flow has 1/k of the first one's
+ * trains), each sending a train of 8 to 32 packets in a row, as a TCP window or a burst
+ * of video does. Popularity ranks map to flows by a fixed shuffle, so that the popular
+ * flows are spread over the ports rather than the first ones. Returns its length.
+ */
+static __u32 make_mix(__u32 *seq, __u32 nr_flows)
+{
+	double *cdf = malloc(nr_flows * sizeof(*cdf)), sum = 0;
+	__u32 *flow_of_rank = malloc(nr_flows * sizeof(*flow_of_rank)), len = 0;
+	uint64_t state = 0x9e3779b97f4a7c15ull;
+
+	if (!cdf || !flow_of_rank)
+		die("memory for the mix");
+	for (__u32 k = 0; k < nr_flows; k++) {
+		sum += 1.0 / (k + 1);
+		cdf[k] = sum;
+		flow_of_rank[k] = k;
+	}
+	for (__u32 k = nr_flows - 1; k > 0; k--) {
+		__u32 j = mix_random(&state) % (k + 1), t = flow_of_rank[k];
+
+		flow_of_rank[k] = flow_of_rank[j];
+		flow_of_rank[j] = t;
+	}
+	while (len < BENCH_SEQ_MAX) {
+		double u = (double)(mix_random(&state) >> 11) / (1ull << 53) * sum;
+		__u32 lo = 0, hi = nr_flows - 1, train = 8 + mix_random(&state) % 25;
+
+		while (lo < hi) { /* the first rank whose cumulative weight reaches u */
+			__u32 mid = lo + (hi - lo) / 2;
+
+			if (cdf[mid] < u)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (__u32 i = 0; i < train && len < BENCH_SEQ_MAX; i++)
+			seq[len++] = flow_of_rank[lo];
+	}
+	free(cdf);
+	free(flow_of_rank);
+	return len;
+}
+
 static int generate(char **argv)
 {
 	struct bench *skel = bench__open_and_load();
@@ -156,6 +216,18 @@ static int generate(char **argv)
 	if (inet_pton(AF_INET, argv[6], &cfg.saddr) != 1 ||
 	    inet_pton(AF_INET, argv[7], &cfg.daddr) != 1)
 		die("addresses");
+	if (argv[8] && argv[9] && argv[10] && strcmp(argv[10], "rr")) {
+		size_t size = (size_t)BENCH_SEQ_MAX * sizeof(__u32);
+		__u32 *seq = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
+				  bpf_map__fd(skel->maps.bench_seq), 0);
+
+		if (strcmp(argv[10], "zipf") || !cfg.nr_flows)
+			die("the mix: rr or zipf");
+		if (seq == MAP_FAILED)
+			die("mapping the mix");
+		cfg.seq_len = make_mix(seq, cfg.nr_flows);
+		munmap(seq, size);
+	}
 	if (bpf_map_update_elem(bpf_map__fd(skel->maps.bench_cfg), &zero, &cfg, 0))
 		die("generator config");
 
@@ -314,7 +386,7 @@ int main(int argc, char **argv)
 	}
 	if ((argc == 7 || argc == 8) && !strcmp(argv[1], "ct-burst"))
 		return ct_burst(argv + 2, argc == 8 ? argv[7] : NULL);
-	if (argc >= 10 && argc <= 12 && !strcmp(argv[1], "gen"))
+	if (argc >= 10 && argc <= 13 && !strcmp(argv[1], "gen"))
 		return generate(argv + 2);
 	fprintf(stderr, "usage: see the top of tests/bench/fp_bench.c\n");
 	return 2;

@@ -52,6 +52,30 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2fx", a / b; els
 				"$(ratio "$t" "$k") | $(ratio "$t" "$f") |"
 		done
 	fi
+	for mix in $(awk -F, 'NR > 1 && $3 ~ /^fastpath_/ { sub(/^fastpath_/, "", $3); print $3 }' raw.csv |
+		grep -vE '^(tc|steer)' | sort -u); do
+		echo
+		echo "### Traffic like a router's: the $mix mix"
+		echo
+		echo "The same paths, the generator sending trains of 8 to 32 packets per flow, each"
+		echo "flow drawn by Zipf popularity (the k-th most popular sends 1/k of the first's"
+		echo "trains; tests/bench/fp_bench.c, make_mix) instead of one packet to each flow in"
+		echo "turn. (2)/(2, fewest) compares xdp-fastpath with itself at the fewest flows, same mix."
+		echo
+		echo "| flows | kernel NAT (1) | xdp-fastpath (2) | ceiling (3) | (2)/(1) | (2)/(3) | (2)/(2, fewest) |"
+		echo "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+		fewest=''
+		for n in $(awk -F, 'NR > 1 { print $1 }' raw.csv | sort -nu); do
+			read -r k kmin kmax <<<"$(pps_of "$n" "kernel_$mix")"
+			read -r f fmin fmax <<<"$(pps_of "$n" "fastpath_$mix")"
+			read -r c cmin cmax <<<"$(pps_of "$n" "ceiling_$mix")"
+			fewest=${fewest:-$f}
+			echo "| $n | $(mpps "$k") Mpps ($(mpps "$kmin")-$(mpps "$kmax")) |" \
+				"$(mpps "$f") Mpps ($(mpps "$fmin")-$(mpps "$fmax")) |" \
+				"$(mpps "$c") Mpps ($(mpps "$cmin")-$(mpps "$cmax")) | $(ratio "$f" "$k") |" \
+				"$(ratio "$f" "$c") | $(ratio "$f" "$fewest") |"
+		done
+	done
 	steer_paths=$(awk -F, 'NR > 1 && $3 ~ /steer/ { print $3 }' raw.csv | sort -u)
 	if [ -n "$steer_paths" ]; then
 		echo

@@ -12,6 +12,10 @@
 # chain on this machine, so a figure is the cost of all three per packet.
 #
 #   BENCH_FLOWS="1000 65536"  flow counts (add 1048576 for the 1M figure: needs time and RAM)
+#   BENCH_MIX="zipf"  also measure kernel NAT, xdp-fastpath and the ceiling with traffic more
+#                     like a router's than the round-robin over all flows (the worst case):
+#                     trains of 8-32 packets per flow, flows drawn by Zipf popularity
+#                     (fp_bench.c's make_mix); "" for the round-robin only
 #   BENCH_ROUNDS=3 BENCH_SECONDS=3 BENCH_TCP=1 (iperf3 TCP, 1 and 4 streams; kernel NAT
 #                        and xdp-fastpath without GRO, then with GRO on the router's ports:
 #                        kernel NAT against the tc hook and --mode split (native XDP, TCP
@@ -27,6 +31,7 @@ if [ "$(id -u)" != 0 ]; then
 	exit 1
 fi
 FLOWS=${BENCH_FLOWS:-1000 65536}
+MIXES=${BENCH_MIX-zipf}
 ROUNDS=${BENCH_ROUNDS:-3}
 RUN_S=${BENCH_SECONDS:-3}
 DO_TCP=${BENCH_TCP:-1}
@@ -78,8 +83,9 @@ for ((p = 0; p <= max_flows / PORTS_PER_DPORT; p++)); do
 done
 sleep 0.5
 
-gen() { # FLOWS PACKETS SECONDS [PACE_US [DPORT_BASE]]: prints "sent N in T s"
-	bench_in "$TB_CLI" gen c0 "$1" "$2" "$3" "$R0" "$C0" 198.18.1.2 198.19.2.2 ${4:+$4} ${5:+$5}
+gen() { # FLOWS PACKETS SECONDS [PACE_US [DPORT_BASE [MIX]]]: prints "sent N in T s"
+	bench_in "$TB_CLI" gen c0 "$1" "$2" "$3" "$R0" "$C0" 198.18.1.2 198.19.2.2 ${4:+$4} ${5:+$5} \
+		${6:+$6}
 }
 replied() { rtr conntrack -L -p udp 2>/dev/null | grep -vc UNREPLIED; }
 establish() { # FLOWS [DPORT_BASE]: every flow answered, through the kernel path
@@ -98,10 +104,10 @@ wait_offloaded() { # COUNT TIMEOUT_S: seconds until the daemon has offloaded COU
 	echo "$(date +%s.%N) - $start" | bc -l
 }
 
-measure() { # FLOWS: delivered pps at the sink over RUN_S seconds
+measure() { # FLOWS [MIX]: delivered pps at the sink over RUN_S seconds
 	local before after out
 	before=$(bench_in "$TB_SRV" count "$BPIN" s0)
-	out=$(gen "$1" 0 "$RUN_S")
+	out=$(gen "$1" 0 "$RUN_S" 0 0 "${2:-rr}")
 	after=$(bench_in "$TB_SRV" count "$BPIN" s0)
 	echo "$(((after - before) * 1000 / $(echo "$out" | awk '{ printf "%d", $4 * 1000 }')))"
 }
@@ -128,6 +134,15 @@ steered() {
 	done
 }
 
+mixes() { # FLOWS ROUND PATH: the same path measured with each mix of $MIXES
+	local mix pps
+	for mix in $MIXES; do
+		pps=$(measure "$1" "$mix")
+		log "$1 flows, round $2: $3 with the $mix mix $pps pps"
+		echo "$1,$2,${3}_$mix,$pps" >>"$RAW"
+	done
+}
+
 prog_stats() { bpftool prog show id "$1" -j | jq -r '"\(.run_time_ns // 0) \(.run_cnt // 0)"'; }
 
 echo "flows,round,path,pps" >"$RAW"
@@ -148,6 +163,7 @@ for n in $FLOWS; do
 		pps=$(measure "$n")
 		log "$n flows, round $r: kernel $pps pps"
 		echo "$n,$r,kernel,$pps" >>"$RAW"
+		mixes "$n" "$r" kernel
 
 		# 1b. the kernel's path steered (RPS-like): --skip-mark 0 matches every connection
 		# here, so nothing is offloaded and the program only hands each frame to its flow's
@@ -166,6 +182,7 @@ for n in $FLOWS; do
 		pps=$(measure "$n")
 		log "$n flows, round $r: fastpath $pps pps"
 		echo "$n,$r,fastpath,$pps" >>"$RAW"
+		mixes "$n" "$r" fastpath
 		# The program's own cost, in a run of its own with bpf_stats on.
 		id=$(fastpath status --json | jq .program_id)
 		sysctl -qw kernel.bpf_stats_enabled=1
@@ -203,6 +220,7 @@ for n in $FLOWS; do
 		pps=$(measure "$n")
 		log "$n flows, round $r: ceiling $pps pps"
 		echo "$n,$r,ceiling,$pps" >>"$RAW"
+		mixes "$n" "$r" ceiling
 		bench_in "$TB_RTR" detach "$BPIN" r0
 		napi_back
 	done
