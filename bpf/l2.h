@@ -81,13 +81,10 @@ static __always_inline enum fp_stat fp_l2_ingress(const struct fp_pkt *pkt,
 
 /*
  * A port that cannot take redirected XDP frames now (FP_EGRESS_NO_XMIT) still takes skbs:
- * for the tc entry point (@skb) the next hop is good, marked FP_NH_SKB_ONLY for the XDP
- * entry point of another port to pass.
+ * the next hop is good, marked FP_NH_SKB_ONLY for the entry points to judge (fp_decide).
  */
-static __always_inline enum fp_stat fp_l2_no_xmit(struct fp_flow_meta *meta, bool skb)
+static __always_inline enum fp_stat fp_l2_no_xmit(struct fp_flow_meta *meta)
 {
-	if (!skb)
-		return FP_STAT_PASS_EGRESS;
 	meta->nh_flags |= FP_NH_SKB_ONLY;
 	return FP_CONTINUE;
 }
@@ -97,7 +94,7 @@ static __always_inline enum fp_stat fp_l2_no_xmit(struct fp_flow_meta *meta, boo
  * send on, the headers to push, and the MTU left for IP once they are pushed.
  */
 static __always_inline enum fp_stat fp_l2_egress(const struct bpf_fib_lookup *fib,
-						 struct fp_flow_meta *meta, bool skb)
+						 struct fp_flow_meta *meta)
 {
 	__u32 upper = fib->ifindex;
 	struct fp_egress *eg = bpf_map_lookup_elem(&fp_egress, &upper);
@@ -113,7 +110,7 @@ static __always_inline enum fp_stat fp_l2_egress(const struct bpf_fib_lookup *fi
 	if (!eg)
 		return FP_CONTINUE;
 	if (eg->flags & FP_EGRESS_NO_XMIT) /* keyed by a port, never an upper device */
-		return fp_l2_no_xmit(meta, skb);
+		return fp_l2_no_xmit(meta);
 
 	if (eg->flags & FP_EGRESS_BRIDGE) {
 		struct fp_fdb_key key = {.bridge = upper};
@@ -151,7 +148,7 @@ static __always_inline enum fp_stat fp_l2_egress(const struct bpf_fib_lookup *fi
 	/* The port below may be unable to take redirected frames now (topology.c). */
 	eg = bpf_map_lookup_elem(&fp_egress, &meta->oif);
 	if (eg && (eg->flags & FP_EGRESS_NO_XMIT))
-		return fp_l2_no_xmit(meta, skb);
+		return fp_l2_no_xmit(meta);
 	return FP_CONTINUE;
 }
 

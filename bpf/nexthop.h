@@ -96,12 +96,11 @@ static __always_inline __u16 fp_fib_mtu_bisect(void *ctx, const struct bpf_fib_l
  * conntrack mark is looked up with it as the fwmark, as the kernel routes its packets
  * when the firewall copies the mark (multi-WAN policy routing). A kernel older than 6.10
  * has no such lookup (@fib_mark false): the flow stays on the kernel path, since a lookup
- * without its mark could pick another WAN. @skb: called from the tc entry point.
+ * without its mark could pick another WAN. @ctx: either entry point's.
  */
 static __always_inline enum fp_stat fp_nexthop_resolve(void *ctx, struct bpf_fib_lookup *fib,
 						       struct fp_flow_meta *meta, __u32 gen,
-						       __u32 mark, bool fib_mark, bool fib_mtu,
-						       bool skb)
+						       __u32 mark, bool fib_mark, bool fib_mtu)
 {
 	struct bpf_fib_lookup query;
 	enum fp_stat reason;
@@ -134,7 +133,7 @@ static __always_inline enum fp_stat fp_nexthop_resolve(void *ctx, struct bpf_fib
 	default:
 		return FP_STAT_PASS_NO_ROUTE;
 	}
-	reason = fp_l2_egress(fib, meta, skb);
+	reason = fp_l2_egress(fib, meta);
 	if (reason != FP_CONTINUE)
 		return reason;
 	/* Publish the generation last; a concurrent reader sees the old one and looks up too. */

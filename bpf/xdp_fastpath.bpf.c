@@ -188,6 +188,17 @@ static __always_inline bool fp_tcp_to_tc(const struct fp_pkt *pkt, const struct 
 	return flags && (*flags & FP_PORT_TCP_TO_TC);
 }
 
+/*
+ * Whether the XDP entry point runs in generic mode on @port: its frames are skbs, which a
+ * redirect hands to any device. Asked only for a next hop that takes no XDP frames.
+ */
+static __always_inline bool fp_port_generic(__u32 port)
+{
+	__u32 *flags = bpf_map_lookup_elem(&fp_ports, &port);
+
+	return flags && (*flags & FP_PORT_GENERIC);
+}
+
 /* TCP segments the fastpath leaves to conntrack; FIN and RST also close the flow. */
 static __always_inline enum fp_stat fp_check_tcp(const struct fp_pkt *pkt,
 						 struct fp_flow_meta *meta)
@@ -203,6 +214,7 @@ static __always_inline enum fp_stat fp_check_tcp(const struct fp_pkt *pkt,
 /* A parsed packet on its way through the fastpath: its flow, and where it goes. */
 struct fp_fwd {
 	struct fp_pkt pkt;
+	__u32 port;    /* the attached port it arrived on */
 	__u32 ingress; /* the flow key's interface: the port, or the upper device above it */
 	struct fp_flow4 *flow4;
 	struct fp_flow6 *flow6;
@@ -268,11 +280,11 @@ static __always_inline enum fp_stat fp_decide(void *ctx, const struct fp_config 
 		}
 		reason = fp_nexthop_resolve(ctx, &fib, meta, cfg->nh_gen, mark,
 					    fp_kernel & FP_KERNEL_FIB_MARK,
-					    fp_kernel & FP_KERNEL_FIB_MTU, skb);
+					    fp_kernel & FP_KERNEL_FIB_MTU);
 		if (reason != FP_CONTINUE)
 			return reason;
 	}
-	if (!skb && (meta->nh_flags & FP_NH_SKB_ONLY))
+	if (!skb && (meta->nh_flags & FP_NH_SKB_ONLY) && !fp_port_generic(fwd->port))
 		return FP_STAT_PASS_EGRESS;
 	if (!bpf_map_lookup_elem(&fp_tx_ports, &meta->oif))
 		return FP_STAT_PASS_EGRESS;
@@ -315,7 +327,7 @@ static __always_inline int fp_forward_xdp(struct xdp_md *ctx, const struct fp_co
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;
 	__u32 frame_len = data_end - data;
-	struct fp_fwd fwd = {.ingress = ctx->ingress_ifindex};
+	struct fp_fwd fwd = {.port = ctx->ingress_ifindex, .ingress = ctx->ingress_ifindex};
 	struct fp_pkt *pkt = &fwd.pkt;
 	struct fp_l4_delta l4;
 	struct fp_flow_meta *meta;
@@ -330,8 +342,8 @@ static __always_inline int fp_forward_xdp(struct xdp_md *ctx, const struct fp_co
 	if (reason == FP_CONTINUE)
 		reason = fp_decide(ctx, cfg, &fwd, false);
 	/* A PPPoE session in or out stays XDP's: the tc hook leaves it to the kernel. */
-	if (reason == FP_CONTINUE && fp_tcp_to_tc(pkt, cfg, ctx->ingress_ifindex) &&
-	    !pkt->pppoe_sid && !(fwd.meta->encap & FP_ENCAP_PPPOE))
+	if (reason == FP_CONTINUE && fp_tcp_to_tc(pkt, cfg, fwd.port) && !pkt->pppoe_sid &&
+	    !(fwd.meta->encap & FP_ENCAP_PPPOE))
 		reason = FP_STAT_PASS_TCP_TO_TC;
 	if (reason != FP_CONTINUE)
 		return fp_pass(reason);
@@ -439,7 +451,7 @@ int FP_PROG_CPU(struct xdp_md *ctx)
  */
 static __always_inline int fp_forward_tc(struct __sk_buff *skb, const struct fp_config *cfg)
 {
-	struct fp_fwd fwd = {.ingress = skb->ifindex};
+	struct fp_fwd fwd = {.port = skb->ifindex, .ingress = skb->ifindex};
 	struct fp_pkt *pkt = &fwd.pkt;
 	struct fp_flow_meta *meta;
 	struct fp_l4_delta l4;

@@ -126,6 +126,9 @@ enum {
 	/* Native XDP and the tc hook both on the port (--mode auto, GRO on): XDP passes its
 	 * TCP to the kernel, whose GRO makes aggregates that the tc hook forwards whole. */
 	FP_PORT_TCP_TO_TC = 1 << 0,
+	/* The XDP entry point runs there in generic mode (--mode generic): its frames are
+	 * skbs, which it may redirect to a port that takes no XDP frames (FP_NH_SKB_ONLY). */
+	FP_PORT_GENERIC = 1 << 1,
 };
 
 /*
@@ -198,8 +201,9 @@ enum {
 
 /* fp_flow_meta.nh_flags */
 enum {
-	/* The egress cannot take redirected XDP frames now, but skbs: resolved by the tc
-	 * entry point, which forwards it; the XDP entry point passes. */
+	/* The egress cannot take redirected XDP frames now, but skbs: the tc entry point
+	 * forwards, and so does the XDP entry point of a port in generic mode; that of a port
+	 * in native mode passes. */
 	FP_NH_SKB_ONLY = 1 << 0,
 };
 

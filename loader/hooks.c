@@ -202,19 +202,30 @@ static int attach_tc(const struct fp_instance *inst, int ifindex, const char *na
 	return err;
 }
 
+/* @flags (FP_PORT_*) for @ifindex. */
+static int set_port_flags(const struct fp_instance *inst, int ifindex, const char *name,
+			  uint32_t flags)
+{
+	uint32_t key = ifindex;
+
+	if (bpf_map_update_elem(inst->ports_fd, &key, &flags, 0)) {
+		int err = -errno;
+
+		say(name, "%s: cannot write its port flags: %s", strerror(errno));
+		return err;
+	}
+	return 0;
+}
+
 /* FP_PORT_TCP_TO_TC for @ifindex, and the config flag that makes the datapath look. The
  * daemon keeps the flag from then on (fp_hook_any_tcp_to_tc). */
 static int set_tcp_to_tc(const struct fp_instance *inst, int ifindex, const char *name)
 {
-	uint32_t key = ifindex, flags = FP_PORT_TCP_TO_TC;
 	struct fp_config cfg;
-	int err;
+	int err = set_port_flags(inst, ifindex, name, FP_PORT_TCP_TO_TC);
 
-	if (bpf_map_update_elem(inst->ports_fd, &key, &flags, 0)) {
-		err = -errno;
-		say(name, "%s: cannot write its port flags: %s", strerror(errno));
+	if (err)
 		return err;
-	}
 	err = fp_read_config(inst, &cfg);
 	if (!err) {
 		cfg.flags |= FP_CONFIG_TCP_TO_TC;
@@ -234,9 +245,12 @@ int fp_hook_attach(const struct fp_instance *inst, int ifindex, const char *name
 	if (hook == FP_HOOK_TC)
 		return attach_tc(inst, ifindex, name, how);
 	err = attach_xdp(inst, ifindex, name, hook);
-	if (err || hook != FP_HOOK_SPLIT)
+	if (err || (hook != FP_HOOK_SPLIT && hook != FP_HOOK_GENERIC))
 		return err;
-	err = attach_tc(inst, ifindex, name, how) ?: set_tcp_to_tc(inst, ifindex, name);
+	if (hook == FP_HOOK_GENERIC)
+		err = set_port_flags(inst, ifindex, name, FP_PORT_GENERIC);
+	else
+		err = attach_tc(inst, ifindex, name, how) ?: set_tcp_to_tc(inst, ifindex, name);
 	if (err)
 		fp_hook_detach(inst, ifindex);
 	return err;

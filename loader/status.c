@@ -60,8 +60,8 @@ static void print_upper_devices(const struct fp_instance *inst, bool json)
 		       printed++ ? (json ? ", " : ";") : "", name);
 		if (eg.flags & FP_EGRESS_NO_XMIT) {
 			printf(json ? "\"kind\": \"port\", \"takes_xdp_frames\": false}"
-				    : "cannot take redirected XDP frames now: flows leaving by it "
-				      "stay in the kernel");
+				    : "cannot take redirected XDP frames now: flows from native "
+				      "XDP ports leaving by it stay in the kernel");
 		} else if (eg.flags & FP_EGRESS_BRIDGE) {
 			struct fp_ingress_key key, *kprev = NULL;
 			struct fp_ingress in;

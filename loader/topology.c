@@ -462,7 +462,8 @@ static void add_unable_ports(struct fp_topology *t, struct topo_scan *s)
 		if (!was)
 			fp_log(LOG_WARNING,
 			       "interface %u cannot take redirected XDP frames now (a veth whose "
-			       "peer has no GRO?): flows leaving by it stay in the kernel",
+			       "peer has no GRO?): flows from native XDP ports leaving by it stay "
+			       "in the kernel",
 			       port);
 	}
 }

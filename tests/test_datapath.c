@@ -67,6 +67,7 @@ struct dp_case {
 	enum topo topo;
 	void (*mangle)(uint8_t *buf, size_t *len); /* applied to the built input frame */
 	bool wan_detached;			   /* WAN removed from the tx ports */
+	bool ingress_generic;			   /* XDP in generic mode on the ingress */
 	int verdict;
 	enum fp_stat stat;
 	enum iface egress;		 /* REDIRECT: expected egress */
@@ -543,6 +544,19 @@ static const struct dp_case cases[] = {
 	{ "an egress that cannot take xdp frames now passes", LAN,
 	  { FROM_LAN, CLI4, .proto = IPPROTO_TCP }, { SNAT_WAN }, .topo = TOPO_WAN_NO_XMIT,
 	  .verdict = XDP_PASS, .stat = FP_STAT_PASS_EGRESS },
+	{ "generic mode: an egress that cannot take xdp frames takes the skb", LAN,
+	  { FROM_LAN, CLI4, .proto = IPPROTO_TCP, .payload_len = 30 }, { SNAT_WAN },
+	  .topo = TOPO_WAN_NO_XMIT, .ingress_generic = true, .verdict = XDP_REDIRECT,
+	  .stat = FP_STAT_FORWARDED, .egress = WAN,
+	  .out = { TO_WAN, CLI4_SNAT_OUT, .proto = IPPROTO_TCP, .ttl = 63, .payload_len = 30 } },
+	{ "generic mode: bridge: a port that cannot take xdp frames takes the skb", WAN,
+	  { FROM_WAN, .family = 4, .saddr = "198.19.2.2", .daddr = "198.19.2.1", .sport = 443,
+	    .dport = 61000, .proto = IPPROTO_TCP, .payload_len = 40 },
+	  { .flags = FP_FLOW_DNAT, .nat_daddr = "198.18.1.2", .nat_dport = 40000 },
+	  .topo = TOPO_LAN_BRIDGE_NO_XMIT, .ingress_generic = true, .verdict = XDP_REDIRECT,
+	  .stat = FP_STAT_FORWARDED, .egress = PORT,
+	  .out = { TO_LAN, .family = 4, .saddr = "198.19.2.2", .daddr = "198.18.1.2", .sport = 443,
+		   .dport = 40000, .proto = IPPROTO_TCP, .ttl = 63, .payload_len = 40 } },
 	{ "bridge: a port's frame matches the bridge's flow", PORT,
 	  { FROM_LAN, CLI4, .proto = IPPROTO_UDP, .payload_len = 10 }, { SNAT_WAN, .ingress = LAN },
 	  .topo = TOPO_LAN_BRIDGE, .verdict = XDP_REDIRECT, .stat = FP_STAT_FORWARDED, .egress = WAN,
@@ -890,6 +904,12 @@ static void run_case(const struct dp_case *c, enum hook hook)
 	install_flow(c);
 	if (c->wan_detached)
 		fx_del_tx_port(fx.wan_ifindex);
+	if (c->ingress_generic) {
+		uint32_t port = iface_index(c->ingress), flags = FP_PORT_GENERIC;
+
+		if (bpf_map_update_elem(bpf_map__fd(fx.skel->maps.fp_ports), &port, &flags, 0))
+			DIE("fp_ports: %s", strerror(errno));
+	}
 
 	if (c->out_udp_csum_folds_to_zero) {
 		/* The input carries the same payload as the expected output. */
