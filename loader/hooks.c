@@ -245,11 +245,11 @@ int fp_hook_attach(const struct fp_instance *inst, int ifindex, const char *name
 	if (hook == FP_HOOK_TC)
 		return attach_tc(inst, ifindex, name, how);
 	err = attach_xdp(inst, ifindex, name, hook);
-	if (err || (hook != FP_HOOK_SPLIT && hook != FP_HOOK_GENERIC))
+	if (err)
 		return err;
 	if (hook == FP_HOOK_GENERIC)
 		err = set_port_flags(inst, ifindex, name, FP_PORT_GENERIC);
-	else
+	else if (hook == FP_HOOK_SPLIT)
 		err = attach_tc(inst, ifindex, name, how) ?: set_tcp_to_tc(inst, ifindex, name);
 	if (err)
 		fp_hook_detach(inst, ifindex);
