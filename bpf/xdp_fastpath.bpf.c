@@ -171,6 +171,14 @@ static __always_inline struct fp_flow6 *fp_lookup6(const struct fp_pkt *pkt, __u
 	return bpf_map_lookup_elem(&fp_flows6, &key);
 }
 
+/* Whether attached port @port has FP_PORT_* @flag (fp_ports, written by attach). */
+static __always_inline bool fp_port_has(__u32 port, __u32 flag)
+{
+	__u32 *flags = bpf_map_lookup_elem(&fp_ports, &port);
+
+	return flags && (*flags & flag);
+}
+
 /*
  * TCP on a port where it is the tc hook's (FP_PORT_TCP_TO_TC): XDP would forward it frame
  * by frame, where the kernel's GRO makes 64 KB aggregates of it that the tc hook forwards
@@ -180,23 +188,9 @@ static __always_inline struct fp_flow6 *fp_lookup6(const struct fp_pkt *pkt, __u
 static __always_inline bool fp_tcp_to_tc(const struct fp_pkt *pkt, const struct fp_config *cfg,
 					 __u32 port)
 {
-	__u32 *flags;
-
 	if (pkt->proto != IPPROTO_TCP || !(cfg->flags & FP_CONFIG_TCP_TO_TC))
 		return false;
-	flags = bpf_map_lookup_elem(&fp_ports, &port);
-	return flags && (*flags & FP_PORT_TCP_TO_TC);
-}
-
-/*
- * Whether the XDP entry point runs in generic mode on @port: its frames are skbs, which a
- * redirect hands to any device. Asked only for a next hop that takes no XDP frames.
- */
-static __always_inline bool fp_port_generic(__u32 port)
-{
-	__u32 *flags = bpf_map_lookup_elem(&fp_ports, &port);
-
-	return flags && (*flags & FP_PORT_GENERIC);
+	return fp_port_has(port, FP_PORT_TCP_TO_TC);
 }
 
 /* TCP segments the fastpath leaves to conntrack; FIN and RST also close the flow. */
@@ -284,7 +278,9 @@ static __always_inline enum fp_stat fp_decide(void *ctx, const struct fp_config 
 		if (reason != FP_CONTINUE)
 			return reason;
 	}
-	if (!skb && (meta->nh_flags & FP_NH_SKB_ONLY) && !fp_port_generic(fwd->port))
+	/* An egress that takes no XDP frames takes skbs: those of the tc entry point, and
+	 * of the XDP entry point on a port in generic mode. */
+	if (!skb && (meta->nh_flags & FP_NH_SKB_ONLY) && !fp_port_has(fwd->port, FP_PORT_GENERIC))
 		return FP_STAT_PASS_EGRESS;
 	if (!bpf_map_lookup_elem(&fp_tx_ports, &meta->oif))
 		return FP_STAT_PASS_EGRESS;
