@@ -64,12 +64,14 @@ struct {
 } FP_MAP_TX_PORTS SEC(".maps");
 
 /* --steer: one entry per CPU, running xdp_fastpath_cpu there. Sized by the loader to the
- * number of possible CPUs. */
+ * number of possible CPUs, and its value to the queue size alone without --steer: before
+ * 5.15 generic XDP refuses a program with a cpumap whose entries may run programs. Sizes,
+ * not BTF types, so that the loader can shrink the value. */
 struct {
 	__uint(type, BPF_MAP_TYPE_CPUMAP);
 	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct bpf_cpumap_val);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(struct bpf_cpumap_val));
 } FP_MAP_CPUS SEC(".maps");
 
 /* --steer: the CPUs to spread over, fp_config.steer_cpus of them from slot 0. */

@@ -27,6 +27,7 @@
 
 #include "hooks.h"
 #include "instance.h"
+#include "steer.h"
 #include "veth_peer.h"
 #include "xdp_features.h"
 
@@ -128,8 +129,14 @@ static int attach_xdp(const struct fp_instance *inst, int ifindex, const char *n
 
 	if (fd < 0) {
 		err = -errno;
-		say(name, "%s: attaching in %s mode failed: %s%s", native ? "native" : "generic",
-		    strerror(-err), native ? " (try --mode tc or --mode generic)" : "");
+		if (!native && err == -EINVAL && fp_steer_capable(inst)) /* before 5.15 */
+			say(name, "%s: this kernel's generic XDP does not take --steer's cpumap "
+				  "(Linux 5.15+ does): use --mode tc, or detach all and attach "
+				  "without it");
+		else
+			say(name, "%s: attaching in %s mode failed: %s%s",
+			    native ? "native" : "generic", strerror(-err),
+			    native ? " (try --mode tc or --mode generic)" : "");
 		return err;
 	}
 	err = pin_fd(inst, "link", ifindex, fd, name);

@@ -25,6 +25,7 @@
 #include "common.h"
 #include "instance.h"
 #include "kernel.h"
+#include "steer.h"
 #include "xdp_fastpath.skel.h"
 
 #define FP_RUN_DIR "/run/xdp-fastpath"
@@ -241,6 +242,10 @@ int fp_instance_create(struct fp_instance *inst, const struct fp_options *opt)
 	}
 	bpf_map__set_max_entries(skel->maps.fp_flows4, opt->flows);
 	bpf_map__set_max_entries(skel->maps.fp_flows6, opt->flows);
+	/* Without --steer, cpumap entries that can run no program: generic XDP before 5.15
+	 * takes no program using a cpumap whose entries could (EINVAL). */
+	if (!opt->steer)
+		bpf_map__set_value_size(skel->maps.fp_cpus, FP_CPUMAP_QSIZE_ONLY);
 	err = xdp_fastpath__load(skel);
 	if (err) {
 		fp_err("the kernel refused the XDP program: %s (run with -v for the verifier log)",

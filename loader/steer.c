@@ -34,6 +34,15 @@ static int read_online(bool *online, int max)
 	return n;
 }
 
+bool fp_steer_capable(const struct fp_instance *inst)
+{
+	struct bpf_map_info info = {};
+	uint32_t info_len = sizeof(info);
+
+	return !bpf_obj_get_info_by_fd(inst->cpus_fd, &info, &info_len) &&
+	       info.value_size > FP_CPUMAP_QSIZE_ONLY;
+}
+
 int fp_steer_enable(const struct fp_instance *inst, const char *cpus)
 {
 	bool online[FP_MAX_CPUS], wanted[FP_MAX_CPUS];
@@ -45,6 +54,12 @@ int fp_steer_enable(const struct fp_instance *inst, const char *cpus)
 
 	if (bpf_obj_get_info_by_fd(inst->cpus_fd, &info, &info_len))
 		return -errno;
+	if (info.value_size <= FP_CPUMAP_QSIZE_ONLY) {
+		fp_err("--steer: %s was loaded without it (its cpumap runs no programs): detach "
+		       "all and attach with --steer first",
+		       inst->pin_dir);
+		return -EINVAL;
+	}
 	nr = read_online(online, FP_MAX_CPUS);
 	if (nr < 0) {
 		fp_err("--steer: cannot read %s: %s", ONLINE_CPUS, strerror(-nr));

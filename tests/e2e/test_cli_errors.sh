@@ -3,65 +3,52 @@
 . "$(dirname "$0")/testbed.sh"
 tb_setup
 
-# expect_error EXIT_CODE PATTERN COMMAND...: exit code, exactly one stderr line matching.
-expect_error() {
-	local code=$1 pattern=$2 rc
-	shift 2
-	"$@" >"$TB_TMP/out" 2>"$TB_TMP/err"
-	rc=$?
-	if [ "$rc" != "$code" ] || [ "$(wc -l <"$TB_TMP/err")" != 1 ] ||
-		! grep -q -- "$pattern" "$TB_TMP/err"; then
-		tb_log "    exit $rc (want $code), stderr: $(cat "$TB_TMP/err")"
-		return 1
-	fi
-	tb_log "    $(cat "$TB_TMP/err")"
-}
 no_state() { # nothing attached, nothing pinned, no daemon
 	! ip -n "$TB_RTR" link show r0 | grep -q ' xdp' &&
 		! ip -n "$TB_RTR" link show r1 | grep -q ' xdp' &&
 		[ ! -e "$TB_PIN" ] && ! pgrep -f "xdp-fastpath --pin-dir $TB_PIN" >/dev/null
 }
 
-check "unknown interface" expect_error 1 "nosuch0: no such interface" fastpath attach r0 nosuch0
+check "unknown interface" tb_expect_error 1 "nosuch0: no such interface" fastpath attach r0 nosuch0
 check "... changes nothing" no_state
 ip -n "$TB_RTR" link add brx type bridge
-check "a bridge, not its ports" expect_error 1 "brx is a bridge: attach to its ports instead" \
+check "a bridge, not its ports" tb_expect_error 1 "brx is a bridge: attach to its ports instead" \
 	fastpath attach r0 brx
 check "... changes nothing" no_state
 ip -n "$TB_RTR" link add x0 type veth peer name x1
 ip -n "$TB_RTR" link set x0 up
 ip -n "$TB_RTR" link set x1 up
 check "native XDP on a veth whose peer cannot take XDP frames, saying why" \
-	expect_error 1 "x0 cannot take redirected XDP frames (its veth peer x1 .*XDP program" \
+	tb_expect_error 1 "x0 cannot take redirected XDP frames (its veth peer x1 .*XDP program" \
 	fastpath attach r0 x0 --mode native
 check "... changes nothing" no_state
-check "not root" expect_error 1 "must be run as root" \
+check "not root" tb_expect_error 1 "must be run as root" \
 	nsenter --net=/run/netns/"$TB_RTR" setpriv --reuid=65534 --regid=65534 --clear-groups \
 	"$FASTPATH_BIN" --pin-dir "$TB_PIN" attach r0
 check "... changes nothing" no_state
-check "no BPF filesystem" expect_error 1 "not on a BPF filesystem" \
+check "no BPF filesystem" tb_expect_error 1 "not on a BPF filesystem" \
 	nsenter --net=/run/netns/"$TB_RTR" "$FASTPATH_BIN" --pin-dir "$TB_TMP/pins/x" attach r0
-check "invalid --flows" expect_error 2 "invalid value for --flows" fastpath attach r0 --flows 0x
-check "invalid --flows (zero)" expect_error 2 "invalid value for --flows" fastpath attach r0 --flows 0
-check "invalid --mode" expect_error 2 "invalid value for --mode" fastpath attach r0 --mode fast
-check "an option of another command" expect_error 2 "--watch does not apply to attach" \
+check "invalid --flows" tb_expect_error 2 "invalid value for --flows" fastpath attach r0 --flows 0x
+check "invalid --flows (zero)" tb_expect_error 2 "invalid value for --flows" fastpath attach r0 --flows 0
+check "invalid --mode" tb_expect_error 2 "invalid value for --mode" fastpath attach r0 --mode fast
+check "an option of another command" tb_expect_error 2 "--watch does not apply to attach" \
 	fastpath attach r0 --watch
 check "... changes nothing" no_state
-check "a daemon option given to status" expect_error 2 "--lease does not apply to status" \
+check "a daemon option given to status" tb_expect_error 2 "--lease does not apply to status" \
 	fastpath status --lease 9
-check "invalid --lease" expect_error 2 "invalid value for --lease" fastpath attach r0 --lease -1
-check "invalid --skip-mark" expect_error 2 "invalid value for --skip-mark" fastpath attach r0 --skip-mark 0x10/x
-check "invalid --event-buffer" expect_error 2 "invalid value for --event-buffer" fastpath attach r0 --event-buffer 10
-check "unknown command" expect_error 2 "unknown command 'atach'" fastpath atach r0
-check "attach without interface" expect_error 2 "attach needs an interface" fastpath attach
-check "detach with nothing attached" expect_error 1 "nothing is attached" fastpath detach
-check "stats with nothing attached" expect_error 1 "not attached" fastpath stats
+check "invalid --lease" tb_expect_error 2 "invalid value for --lease" fastpath attach r0 --lease -1
+check "invalid --skip-mark" tb_expect_error 2 "invalid value for --skip-mark" fastpath attach r0 --skip-mark 0x10/x
+check "invalid --event-buffer" tb_expect_error 2 "invalid value for --event-buffer" fastpath attach r0 --event-buffer 10
+check "unknown command" tb_expect_error 2 "unknown command 'atach'" fastpath atach r0
+check "attach without interface" tb_expect_error 2 "attach needs an interface" fastpath attach
+check "detach with nothing attached" tb_expect_error 1 "nothing is attached" fastpath detach
+check "stats with nothing attached" tb_expect_error 1 "not attached" fastpath stats
 check "... changes nothing" no_state
 
 # Another program already on an interface: refused before anything is attached.
 rtr ip link set dev r0 xdpgeneric obj "$TB_ROOT/build/xdp_fastpath.bpf.o" sec xdp
 check "interface with another XDP program" \
-	expect_error 1 "r0: already has an XDP program" fastpath attach r1 r0
+	tb_expect_error 1 "r0: already has an XDP program" fastpath attach r1 r0
 check "... r1 was not attached" bash -c "! ip -n $TB_RTR link show r1 | grep -q ' xdp'"
 check "... nothing pinned" test ! -e "$TB_PIN"
 rtr ip link set dev r0 xdpgeneric off
@@ -69,10 +56,10 @@ rtr ip link set dev r0 xdpgeneric off
 # Already attached, daemon running: refused, and the instance is as it was.
 tb_attach || exit 1
 pid=$(tb_daemon_pid)
-check "already attached" expect_error 1 "r0: already attached" fastpath attach r0
+check "already attached" tb_expect_error 1 "r0: already attached" fastpath attach r0
 check "... the daemon is the same" eq "$(tb_daemon_pid)" "$pid"
 check "... both still attached" eq "$(tb_status | jq '.interfaces | length')" 2
-check "detach of an interface not attached" expect_error 1 "lo: not attached" fastpath detach lo
+check "detach of an interface not attached" tb_expect_error 1 "lo: not attached" fastpath detach lo
 check "detach of everything" fastpath detach
 check "... leaves nothing behind" no_state
 tb_done

@@ -259,6 +259,20 @@ tb_udp_conversation_end() {
 
 # Checks: a failed check is reported and makes the test fail at its end (tb_done).
 TB_FAILED=0
+# tb_expect_error EXIT_CODE PATTERN COMMAND...: bad input's answer, the exit code and exactly
+# one line on stderr, matching PATTERN.
+tb_expect_error() {
+	local code=$1 pattern=$2 rc
+	shift 2
+	"$@" >"$TB_TMP/out" 2>"$TB_TMP/err"
+	rc=$?
+	if [ "$rc" != "$code" ] || [ "$(wc -l <"$TB_TMP/err")" != 1 ] ||
+		! grep -q -- "$pattern" "$TB_TMP/err"; then
+		tb_log "    exit $rc (want $code), stderr: $(cat "$TB_TMP/err")"
+		return 1
+	fi
+	tb_log "    $(cat "$TB_TMP/err")"
+}
 check() { # DESCRIPTION COMMAND...
 	local what=$1
 	shift

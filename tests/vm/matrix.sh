@@ -38,12 +38,11 @@ e2e_kernels=${VM_E2E_KERNELS-5.10 6.1}
 # The core (tests/e2e/core.list), then the veth checks, which before 6.3 ask the peer
 # instead of the kernel, then what this machine's kernel cannot build: a LAN on a VLAN
 # and a bridge over a VLAN port, a PPPoE WAN, an nft flowtable beside the fastpath; and
-# the tc hook's own test, which takes clsact there. The core runs at the tc hook too.
-# (test_generic_mode is not among them: 5.10 refuses generic XDP to a program that uses a
-# cpumap whose entries may run programs, as --steer's does: EINVAL. README, "Hooks".)
+# the tc hook's own test, which takes clsact there; generic mode, which before 5.15 takes
+# no program with --steer's cpumap. The core runs at the tc hook too.
 core=$(grep -v '^#' tests/e2e/core.list | tr '\n' ' ')
 e2e_tests=${VM_E2E_TESTS-$core test_egress_unable.sh test_peer_checksum.sh test_vlan.sh
-	test_pppoe.sh test_flowtable.sh test_tc_hook.sh}
+	test_pppoe.sh test_flowtable.sh test_tc_hook.sh test_generic_mode.sh}
 tc_tests=${VM_E2E_TC_TESTS-$core test_vlan.sh}
 serial_kernels=${VM_SERIAL_KERNELS-}
 serial_tests=${VM_SERIAL_TESTS-test_bridge.sh test_egress_unable.sh}
