@@ -54,19 +54,15 @@ check "the fastpath carried >= 90% of the packets" tb_share_at_least 90
 # cli2's download: its flow must leave through r2, and only r2 carries it.
 c0_before=$(cli ip -s -j link show c0 | jq '.[0].stats64.rx.bytes')
 # Paced (10 MB/s) so that its flows can be looked at while it runs.
-srv timeout 60 sh -c "pv -q -L 10m '$file' | socat -u - TCP-LISTEN:5002,reuseaddr" &
-TB_PIDS+=($!)
-tb_wait 5 srv_listening 5002
 tb_share_start
-cli2 timeout 60 socat -u TCP:198.19.2.2:5002 "OPEN:$TB_TMP/cli2.out,creat,trunc" &
-client=$!
+tb_paced_transfer "$file" down 198.19.2.2 5002 10m "$TB_TMP/cli2.out" "$TB_CLI2"
 # While the connection is open its flows are in the map: the one towards cli2 leaves by r2.
 flow_to_cli2() { fastpath flows --json | jq -r '.[] | select(.nat_dst | startswith("198.18.1.3")) | .in + " " + .out'; }
 tb_wait 10 eval '[ "$(flow_to_cli2)" = "r1 r2" ]'
 check "the flow to cli2 leaves through r2, the port cli2 was learnt on" eq "$(flow_to_cli2)" "r1 r2"
 check "the flow from cli2 is keyed by the bridge" eq \
 	"$(fastpath flows --json | jq -r '.[] | select(.src | startswith("198.18.1.3")) | .in')" "brlan"
-wait $client
+wait "$TB_PACED"
 check "cli2 downloads 50 MB through the other port, intact" eq \
 	"$(sha256sum <"$TB_TMP/cli2.out" | cut -d' ' -f1)" "$want"
 check "... carried by the fastpath (>= 90%)" tb_share_at_least 90
@@ -77,14 +73,8 @@ check "... none of it leaked to cli's port" ge $((50 * 1048576 / 100)) \
 # download: the bridge learns its MAC there, the daemon follows the FDB, and the flow's next
 # packets leave by r4. The file would last 25 s (longer where everything is slower); the
 # server stops once the flow has moved, and what arrived must be the file's beginning.
-rate=$((2048 / TB_TIME_SCALE))k limit=$((120 * TB_TIME_SCALE))
-ip netns exec "$TB_SRV" timeout "$limit" \
-	sh -c "pv -q -L $rate '$file' | socat -u - TCP-LISTEN:5003,reuseaddr" &
-server=$! # timeout, which passes a signal on to the whole pipeline
-TB_PIDS+=($!)
-tb_wait 5 srv_listening 5003
-cli2 timeout "$limit" socat -u TCP:198.19.2.2:5003 "OPEN:$TB_TMP/cli2.moved,creat,trunc" &
-client=$!
+tb_paced_transfer "$file" down 198.19.2.2 5003 $((2048 / TB_TIME_SCALE))k "$TB_TMP/cli2.moved" \
+	"$TB_CLI2"
 tb_wait 10 eval '[ "$(flow_to_cli2)" = "r1 r2" ]'
 # c4 gets cli2's MAC from the start, and GRO once up: set on a down veth, GRO leaves its
 # peer unable to take XDP frames (attach refuses such a port).
@@ -102,14 +92,8 @@ ip -n "$TB_CLI2" addr add 198.18.1.3/24 dev c4
 ip -n "$TB_CLI2" route replace default via 198.18.1.1 dev c4
 cli2 ping -c1 -W1 198.18.1.1 >/dev/null
 check "the flow to cli2 follows its MAC to r4" tb_wait 10 eval 'eq "$(flow_to_cli2)" "r1 r4"'
-moved_bytes=$(stat -c %s "$TB_TMP/cli2.moved")
-goes_on() { [ "$(stat -c %s "$TB_TMP/cli2.moved")" -ge $((moved_bytes + 1048576)) ]; }
-check "... and the download goes on (1 MB more)" tb_wait 10 goes_on
-kill "$server"
-wait $client
-got=$(stat -c %s "$TB_TMP/cli2.moved")
-tb_log "  $got bytes downloaded across the move"
-check "... arriving intact" cmp -s -n "$got" "$file" "$TB_TMP/cli2.moved"
+check "... and the download goes on (1 MB more)" tb_paced_goes_on
+check "... arriving intact" tb_paced_stop_intact
 ip -n "$TB_CLI2" link set c2 up
 
 # Bridged, not routed: client to client still works and is not the fastpath's.

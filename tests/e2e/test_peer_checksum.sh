@@ -59,13 +59,7 @@ check "... both on the kernel path" eq "$(tb_share_percent)" 0
 # file would last 12 s (where everything is slower, the steps below take several); the
 # client stops once the upload is offloaded and 1 MB more has arrived, and what arrived
 # must be the file's beginning.
-srv timeout 120 socat -u TCP-LISTEN:5004,reuseaddr "OPEN:$TB_TMP/held.out,creat,trunc" &
-server=$!
-TB_PIDS+=($!)
-tb_wait 5 srv_listening 5004
-ip netns exec "$TB_CLI" timeout 120 sh -c "pv -q -L 2m '$file' | socat -u - TCP:198.19.2.2:5004" &
-client=$! # timeout, which passes a signal on to the whole pipeline
-TB_PIDS+=($!)
+tb_paced_transfer "$file" up 198.19.2.2 5004 2m "$TB_TMP/held.out"
 sleep 1.5
 check "an upload started now stays in the kernel" eq "$(tb_conn_flows 198.19.2.2:5004 in)" ""
 cli ethtool -K c0 tx off >/dev/null
@@ -73,14 +67,8 @@ said_off() { grep -q "checksum offload is off" "$TB_TMP/daemon.log"; }
 check "with the peer's offload off again the daemon says so within a scan" tb_wait 3 said_off
 offloaded() { [ -n "$(tb_conn_flows 198.19.2.2:5004 in)" ]; }
 check "... and offloads the running upload" tb_wait 3 offloaded
-offloaded_bytes=$(stat -c %s "$TB_TMP/held.out")
-goes_on() { [ "$(stat -c %s "$TB_TMP/held.out")" -ge $((offloaded_bytes + 1048576)) ]; }
-check "... which goes on (1 MB more)" tb_wait 10 goes_on
-kill "$client"
-wait "$server"
-got=$(stat -c %s "$TB_TMP/held.out")
-tb_log "  $got bytes uploaded"
-check "... and arrives intact" cmp -s -n "$got" "$file" "$TB_TMP/held.out"
+check "... which goes on (1 MB more)" tb_paced_goes_on
+check "... and arrives intact" tb_paced_stop_intact
 tb_share_start
 check "a new upload arrives intact" eq "$(tb_tcp_transfer "$file" up 198.19.2.2 5005)" "$want"
 check "... carried by the fastpath" tb_share_at_least 80

@@ -213,24 +213,54 @@ tb_tcp_transfer() {
 }
 srv_listening() { srv ss -Hltn "sport = :$1" | grep -q .; }
 
-# tb_paced_transfer FILE DIR ADDR PORT RATE OUT: like tb_tcp_transfer, but paced at RATE
-# (pv's -L, e.g. 2m) and left running, so that its flows can be looked at. The receiver
-# writes OUT; TB_PACED is the client's pid (wait for it, then check OUT).
+# tb_paced_transfer FILE DIR ADDR PORT RATE OUT [CLIENT_NS]: like tb_tcp_transfer, but paced
+# at RATE (pv's -L, e.g. 2m) and left running, so that its flows can be looked at; the
+# client is in CLIENT_NS (default the client host's). The receiver writes OUT; TB_PACED is
+# the client's pid: wait for it, then check OUT. Or, to end it early, tb_paced_goes_on and
+# tb_paced_stop_intact. Each side is `timeout` itself (ip netns exec becomes it), which
+# passes a signal on to the whole pipeline.
 tb_paced_transfer() {
-	local file=$1 dir=$2 addr=$3 port=$4 rate=$5 out=$6
+	local file=$1 dir=$2 addr=$3 port=$4 rate=$5 out=$6 ns=${7:-$TB_CLI}
+	local limit=$((120 * TB_TIME_SCALE)) send="pv -q -L $rate '$file' | socat -u -" server
 	if [ "$dir" = up ]; then
-		srv timeout 120 socat -u TCP-LISTEN:"$port",reuseaddr "OPEN:$out,creat,trunc" &
+		ip netns exec "$TB_SRV" timeout "$limit" \
+			socat -u TCP-LISTEN:"$port",reuseaddr "OPEN:$out,creat,trunc" &
 	else
-		srv timeout 120 sh -c "pv -q -L $rate '$file' | socat -u - TCP-LISTEN:$port,reuseaddr" &
+		ip netns exec "$TB_SRV" timeout "$limit" sh -c "$send TCP-LISTEN:$port,reuseaddr" &
 	fi
+	server=$!
 	TB_PIDS+=($!)
 	tb_wait 5 srv_listening "$port"
 	if [ "$dir" = up ]; then
-		cli timeout 120 sh -c "pv -q -L $rate '$file' | socat -u - TCP:$addr:$port" &
+		ip netns exec "$ns" timeout "$limit" sh -c "$send TCP:$addr:$port" &
 	else
-		cli timeout 120 socat -u TCP:"$addr:$port" "OPEN:$out,creat,trunc" &
+		ip netns exec "$ns" timeout "$limit" socat -u TCP:"$addr:$port" "OPEN:$out,creat,trunc" &
 	fi
 	TB_PACED=$!
+	TB_PIDS+=($!)
+	TB_PACED_FILE=$file TB_PACED_OUT=$out
+	if [ "$dir" = up ]; then
+		TB_PACED_SENDER=$TB_PACED TB_PACED_RECEIVER=$server
+	else
+		TB_PACED_SENDER=$server TB_PACED_RECEIVER=$TB_PACED
+	fi
+}
+# tb_paced_goes_on: the paced transfer delivers 1 MB more than it had (within 10 s).
+tb_paced_goes_on() {
+	local want=$(($(stat -c %s "$TB_PACED_OUT") + 1048576))
+	paced_delivered() { [ "$(stat -c %s "$TB_PACED_OUT")" -ge "$1" ]; }
+	tb_wait 10 paced_delivered "$want"
+}
+# tb_paced_stop_intact: stops the paced transfer's sender; what arrived is the file's
+# beginning. (A transfer that must last across slow steps ends this way, not by running
+# out of file before them.)
+tb_paced_stop_intact() {
+	local got
+	kill "$TB_PACED_SENDER"
+	wait "$TB_PACED_RECEIVER"
+	got=$(stat -c %s "$TB_PACED_OUT")
+	tb_log "    $got bytes arrived"
+	[ "$got" -gt 0 ] && cmp -s -n "$got" "$TB_PACED_FILE" "$TB_PACED_OUT"
 }
 
 FP_UDP=$TB_BUILD/fp-udp

@@ -91,6 +91,11 @@ e2e_guest() { # KERNEL WHAT TESTS...: one guest runs them (E2E_*, VM_ARCH, VM_AC
 	tests/vm/run.sh "$k" tests/e2e/run.sh "$@" 2>&1 | tee "$log" | grep --line-buffered -v '^\[ '
 	count "$what on $k"
 }
+fptest_guest() { # KERNEL NAME FP_TEST: one guest runs it (VM_ARCH, VM_ACCEL pass on)
+	echo "== fp-test on Linux $2 (qemu)"
+	tests/vm/run.sh "$1" "$3" 2>&1 | tee "$log" | grep --line-buffered -vE '^ok|^\[ '
+	count "fp-test on $2"
+}
 # The accelerator of KERNEL's fp-test guest: the vCPUs in turn for VM_SINGLE_KERNELS.
 fptest_accel() { # KERNEL
 	if [[ " $single_kernels " == *" $1 "* ]]; then
@@ -100,22 +105,16 @@ fptest_accel() { # KERNEL
 	fi
 }
 for k in $kernels; do
-	echo "== fp-test on Linux $k (qemu)"
-	VM_ACCEL=$(fptest_accel "$k") tests/vm/run.sh "$k" build/fp-test 2>&1 | tee "$log" |
-		grep --line-buffered -vE '^ok|^\[ '
-	count "fp-test on $k"
+	VM_ACCEL=$(fptest_accel "$k") fptest_guest "$k" "$k" build/fp-test
 done
 for k in $be_kernels; do
-	echo "== fp-test on Linux $k s390x, big-endian (qemu)"
 	if ! tests/cross/build.sh s390x >"$log" 2>&1; then
 		tail -n 20 "$log"
 		echo "FAIL - fp-test on $k s390x: the cross build"
 		failed=$((failed + 1))
 		continue
 	fi
-	VM_ARCH=s390x tests/vm/run.sh "$k" build/s390x/fp-test 2>&1 | tee "$log" |
-		grep --line-buffered -vE '^ok|^\[ '
-	count "fp-test on $k s390x"
+	VM_ARCH=s390x fptest_guest "$k" "$k s390x, big-endian" build/s390x/fp-test
 	# shellcheck disable=SC2086 # a list of test names
 	E2E_BUILD=build/s390x VM_ARCH=s390x \
 		e2e_guest "$k" "end-to-end tests, s390x big-endian," $be_e2e_tests
