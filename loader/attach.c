@@ -32,9 +32,9 @@
 struct iface {
 	const char *name;
 	int ifindex;
-	enum fp_hook hook; /* what it is attached at */
-	const char *how;   /* tc: "tcx" or "clsact" */
-	char why[96];	   /* --mode auto: why this hook */
+	enum fp_hook hook;	   /* what it is attached at */
+	const char *how;	   /* tc: "tcx" or "clsact" */
+	char why[FP_HOOK_WHY_LEN]; /* --mode auto: why this hook */
 };
 
 static int resolve_ifaces(int argc, char **argv, struct iface *ifs)
@@ -211,14 +211,14 @@ static int attach_one(const struct fp_instance *inst, struct iface *ifc, int mod
 	uint32_t ifindex = ifc->ifindex;
 	int err;
 
-	/* auto on a kernel that cannot say whether the driver has native XDP (before 6.3):
-	 * try it, quietly, and take tc if it fails. */
-	if (mode == FP_HOOK_AUTO && ifc->hook == FP_HOOK_NATIVE) {
+	/* auto's XDP may fail: native on a kernel that cannot say whether the driver has it
+	 * (before 6.3), generic beside --steer before 5.15. Tried quietly; tc if it fails. */
+	if (mode == FP_HOOK_AUTO && ifc->hook != FP_HOOK_TC) {
 		err = fp_hook_attach(inst, ifc->ifindex, NULL, ifc->hook, &ifc->how);
 		if (err) {
+			snprintf(ifc->why, sizeof(ifc->why), "%s XDP failed: %s",
+				 fp_hook_name(ifc->hook), strerror(-err));
 			ifc->hook = FP_HOOK_TC;
-			snprintf(ifc->why, sizeof(ifc->why), "native XDP failed: %s",
-				 strerror(-err));
 		}
 	}
 	if (mode != FP_HOOK_AUTO || ifc->hook == FP_HOOK_TC) {

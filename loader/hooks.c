@@ -28,6 +28,7 @@
 #include "hooks.h"
 #include "instance.h"
 #include "steer.h"
+#include "topology.h"
 #include "veth_peer.h"
 #include "xdp_features.h"
 
@@ -73,6 +74,21 @@ static bool pinned(const struct fp_instance *inst, const char *kind, int ifindex
 	return path[0] && !access(path, F_OK);
 }
 
+/* For a port that gets skbs (@why says why): tc, or generic XDP for a PPPoE WAN. Generic
+ * XDP turns the device's GRO off, which PPPoE traffic does not get anyway. */
+static enum fp_hook skb_hook(int ifindex, char *why, size_t len)
+{
+	char name[IF_NAMESIZE];
+	size_t used = strlen(why);
+
+	if (if_indextoname(ifindex, name) && topology_pppoe_on(name)) {
+		snprintf(why + used, len - used,
+			 "; generic XDP for its PPPoE session, which tc leaves to the kernel");
+		return FP_HOOK_GENERIC;
+	}
+	return FP_HOOK_TC;
+}
+
 enum fp_hook fp_hook_choose(int ifindex, char *why, size_t len)
 {
 	struct fp_veth_peer peer;
@@ -88,12 +104,12 @@ enum fp_hook fp_hook_choose(int ifindex, char *why, size_t len)
 	if (fp_takes_redirects(ifindex, cannot, sizeof(cannot)) == 0) {
 		snprintf(why, len, "it cannot take redirected XDP frames (%s)",
 			 cannot[0] ? cannot : "no ndo_xdp_xmit");
-		return FP_HOOK_TC;
+		return skb_hook(ifindex, why, len);
 	}
 	err = fp_xdp_features(ifindex, &features);
 	if (!err && !(features & FP_NETDEV_XDP_ACT_BASIC)) {
 		snprintf(why, len, "the driver has no native XDP");
-		return FP_HOOK_TC;
+		return skb_hook(ifindex, why, len);
 	}
 	/* Before 6.3 the kernel cannot say: native is tried first, tc taken if it fails. */
 	snprintf(why, len, "the driver has native XDP");

@@ -19,10 +19,12 @@ const char *fp_hook_name(enum fp_hook hook);
 /*
  * What --mode auto attaches to @ifindex: native XDP where the driver has it; tc where it
  * has not, on a port that cannot take redirected XDP frames, and on a veth whose peer
- * transmits with checksum offload (its partial checksums survive only as skbs). @why says
- * so in a few words. (Split is not auto's yet: see the README's Hooks.)
+ * transmits with checksum offload (its partial checksums survive only as skbs); but generic
+ * XDP instead of tc on a port carrying a PPPoE session, which the tc hook leaves to the
+ * kernel. @why says so in a few words. (Split is not auto's yet: see the README's Hooks.)
  */
 enum fp_hook fp_hook_choose(int ifindex, char *why, size_t len);
+#define FP_HOOK_WHY_LEN 192 /* room for auto's longest why */
 
 /* Attaches the instance's program at @hook and pins what keeps it there; @how: "tcx" or
  * "clsact" for tc, else NULL. 0 or -errno, after a one-line error naming @name (none if

@@ -271,7 +271,7 @@ int cmd_status(int argc, char **argv, struct fp_options *opt)
 			struct fp_veth_peer peer;
 			int veth = fp_veth_peer(ports[i], &peer);
 
-			char why[128];
+			char why[FP_HOOK_WHY_LEN];
 
 			fp_ifname(ports[i], name);
 			fp_hook_why(&inst, ports[i], why, sizeof(why));
@@ -316,7 +316,7 @@ int cmd_status(int argc, char **argv, struct fp_options *opt)
 	for (int i = 0; i < nr_ports; i++) {
 		char name[IF_NAMESIZE], shaper[FP_QDISC_KIND_LEN];
 
-		char why[128];
+		char why[FP_HOOK_WHY_LEN];
 
 		fp_ifname(ports[i], name);
 		fp_hook_why(&inst, ports[i], why, sizeof(why));

@@ -381,6 +381,17 @@ static int read_pppoe(const char *path, struct pppoe_session *sessions, int max)
 	return n;
 }
 
+bool topology_pppoe_on(const char *ifname)
+{
+	struct pppoe_session sessions[TOPO_MAX_PPPOE];
+	int nr = read_pppoe(FP_PPPOE_PROC, sessions, TOPO_MAX_PPPOE);
+
+	for (int i = 0; i < nr; i++)
+		if (!strcmp(sessions[i].dev, ifname))
+			return true;
+	return false;
+}
+
 static void add_pppoe(struct fp_topology *t, struct topo_scan *s)
 {
 	struct pppoe_session sessions[TOPO_MAX_PPPOE];

@@ -51,4 +51,7 @@ bool topology_upper_on_port(const struct fp_topology *t, uint32_t upper, uint32_
  */
 int topology_upper_kind(int ifindex, const char **kind);
 
+/* Whether a PPPoE session runs over the Ethernet device @ifname (FP_PPPOE_PROC). */
+bool topology_pppoe_on(const char *ifname);
+
 #endif

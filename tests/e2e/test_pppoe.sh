@@ -50,4 +50,26 @@ check "upload over PPPoE arrives intact" tb_wait 10 eval \
 	'[ "$(sha256sum <"$TB_TMP/up" | cut -d" " -f1)" = "$want" ]'
 check "the fastpath carried >= 90% of the packets" tb_share_at_least 90
 check "no packet was dropped as invalid" eq "$(tb_invalid_dropped)" 0
+
+# A PPPoE WAN port that cannot take redirected XDP frames (here its peer has neither GRO nor
+# an XDP program; on a router, a driver without native XDP). The tc hook would leave PPPoE
+# to the kernel, so auto attaches generic XDP there: downloads stay on the fastpath.
+fastpath detach >/dev/null
+if tb_kernel_older 5 13; then
+	srv ip link set dev s0 xdpdrv off
+else
+	srv ethtool -K s0 gro off >/dev/null
+fi
+tb_attach || exit 1
+r1_hook() { tb_status | jq -r ".interfaces[] | select(.name == \"r1\") | .$1"; }
+check "auto attaches r1 in generic mode" eq "$(r1_hook mode)" generic
+check "... for its PPPoE session, it says" eval '[[ "$(r1_hook hook_why)" == *PPPoE* ]]'
+tb_paced_transfer "$file" down 198.19.9.2 5004 1m "$TB_TMP/down"
+download_offloaded() { [ -n "$(tb_conn_flows 198.19.9.2:5004 in)" ]; }
+check "a download over PPPoE is offloaded" tb_wait 10 download_offloaded
+fwd=$(tb_stat forwarded)
+check "... goes on (1 MB more)" tb_paced_goes_on
+check "... on the fastpath (>= 500 packets of it)" ge $(($(tb_stat forwarded) - fwd)) 500
+check "... arriving intact" tb_paced_stop_intact
+check "no packet was dropped as invalid" eq "$(tb_invalid_dropped)" 0
 tb_done
