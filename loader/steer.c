@@ -54,7 +54,7 @@ int fp_steer_enable(const struct fp_instance *inst, const char *cpus)
 
 	if (bpf_obj_get_info_by_fd(inst->cpus_fd, &info, &info_len))
 		return -errno;
-	if (info.value_size <= FP_CPUMAP_QSIZE_ONLY) {
+	if (!fp_steer_capable(inst)) {
 		fp_err("--steer: %s was loaded without it (its cpumap runs no programs): detach "
 		       "all and attach with --steer first",
 		       inst->pin_dir);
