@@ -339,7 +339,8 @@ static __always_inline int fp_forward_xdp(struct xdp_md *ctx, const struct fp_co
 		reason = fp_parse_l3(data, data_end, frame_len, pkt);
 	if (reason == FP_CONTINUE)
 		reason = fp_decide(ctx, cfg, &fwd, false);
-	/* A PPPoE session in or out stays XDP's: the tc hook leaves it to the kernel. */
+	/* A PPPoE session in or out stays XDP's: the tc hook leaves PPPoE in, and aggregates
+	 * out, to the kernel. */
 	if (reason == FP_CONTINUE && fp_tcp_to_tc(pkt, cfg, fwd.port) && !pkt->pppoe_sid &&
 	    !(fwd.meta->encap & FP_ENCAP_PPPOE))
 		reason = FP_STAT_PASS_TCP_TO_TC;
@@ -470,13 +471,15 @@ static __always_inline int fp_forward_tc(struct __sk_buff *skb, const struct fp_
 		reason = fp_l2_ingress(pkt, cfg, &fwd.ingress);
 	if (reason == FP_CONTINUE)
 		reason = fp_parse_l3(data, data_end, skb->len, pkt);
-	/* PPPoE stays with the kernel here for now: its header in or out moves the frame's
-	 * start, which an aggregate's segmentation does not follow. */
+	/* PPPoE in stays with the kernel: no helper takes a header out of an skb whose
+	 * protocol is not IP (generic XDP can: auto gives a PPPoE WAN that). */
 	if (reason == FP_CONTINUE && pkt->pppoe_sid)
 		reason = FP_STAT_PASS_PPPOE;
 	if (reason == FP_CONTINUE)
 		reason = fp_decide(skb, cfg, &fwd, true);
-	if (reason == FP_CONTINUE && (fwd.meta->encap & FP_ENCAP_PPPOE))
+	/* PPPoE out: a packet gets the session header, an aggregate stays with the kernel
+	 * (its segments would each need one, which GSO does not add). */
+	if (reason == FP_CONTINUE && (fwd.meta->encap & FP_ENCAP_PPPOE) && skb->gso_size)
 		reason = FP_STAT_PASS_PPPOE;
 	if (reason == FP_CONTINUE && fp_skb_wire_len(skb, pkt) > fwd.meta->mtu)
 		reason = FP_STAT_PASS_MTU;
@@ -486,11 +489,24 @@ static __always_inline int fp_forward_tc(struct __sk_buff *skb, const struct fp_
 	}
 	meta = fwd.meta;
 
+	/* The session header goes in after the Ethernet header, as for XDP; nothing is
+	 * written yet, so a failure still passes the packet as it came. */
+	if (meta->encap & FP_ENCAP_PPPOE) {
+		if (bpf_skb_adjust_room(skb, FP_PPPOE_HLEN, BPF_ADJ_ROOM_MAC, 0)) {
+			fp_count(FP_STAT_PASS_NO_HEADROOM, 1);
+			return TC_ACT_UNSPEC;
+		}
+		data = (void *)(long)skb->data;
+		data_end = (void *)(long)skb->data_end;
+		if (!fp_l2_reload(data, data_end, pkt, sizeof(struct ethhdr) + FP_PPPOE_HLEN))
+			return TC_ACT_SHOT;
+	}
+
 	/* Decided: from here on the packet is forwarded. Written in place first; the
 	 * kernel's helpers after, as they move the packet's pointers. */
 	csum_off = (void *)pkt->l4csum - data;
 	fp_rewrite(&fwd, &l4);
-	if (!fp_l2_write(data, data_end, pkt, meta, 0))
+	if (!fp_l2_write(data, data_end, pkt, meta, meta->encap & FP_ENCAP_PPPOE))
 		return TC_ACT_SHOT;
 	fp_skb_l4csum_apply(skb, pkt, csum_off, &l4);
 	if (!fp_skb_vlan_write(skb, meta))

@@ -5,8 +5,9 @@
  * scratch with fully computed checksums, never derived from the program's output.
  *
  * Both entry points run the table: XDP all of it, tc the cases without a tag or PPPoE
- * header (at the tc hook a tag is in the skb, not the frame, and PPPoE passes), with the
- * same expectations; tc_cases add what only the tc hook does (GRO aggregates).
+ * header coming in (at the tc hook a tag is in the skb, not the frame, and PPPoE in
+ * passes), with the same expectations; tc_cases add what only the tc hook does (GRO
+ * aggregates).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -617,8 +618,16 @@ static const struct dp_case tc_cases[] = {
 	    .proto = IPPROTO_TCP }, { .flags = FP_FLOW_DNAT, .nat_daddr = "198.18.1.2",
 	  .nat_dport = 40000, .ingress = WAN }, .topo = TOPO_WAN_PPPOE, .verdict = XDP_PASS,
 	  .stat = FP_STAT_PASS_PPPOE },
-	{ "tc: pppoe out passes", LAN, { FROM_LAN, CLI4, .proto = IPPROTO_TCP }, { SNAT_WAN },
-	  .topo = TOPO_WAN_PPPOE, .verdict = XDP_PASS, .stat = FP_STAT_PASS_PPPOE },
+	{ "tc: pppoe out, an aggregate stays with the kernel", LAN,
+	  { FROM_LAN, CLI4, .proto = IPPROTO_TCP, .payload_len = 2400 }, { SNAT_WAN },
+	  .gso_size = 800, .topo = TOPO_WAN_PPPOE, .verdict = XDP_PASS,
+	  .stat = FP_STAT_PASS_PPPOE },
+	{ "tc: pppoe on vlan out: the tag into the skb, the session header into the frame", LAN,
+	  { FROM_LAN, CLI4, .proto = IPPROTO_UDP, .payload_len = 64 }, { SNAT_WAN },
+	  .topo = TOPO_WAN_VLAN_PPPOE, .verdict = XDP_REDIRECT, .stat = FP_STAT_FORWARDED,
+	  .egress = PORT,
+	  .out = { .dmac = MAC_PEER, .smac = MAC_PORT, .pppoe_sid = FX_SID, CLI4_SNAT_OUT,
+		   .proto = IPPROTO_UDP, .ttl = 63, .payload_len = 64 } },
 	{ "tc: the tag out goes into the skb, not the frame", LAN,
 	  { FROM_LAN, CLI4, .proto = IPPROTO_TCP, .payload_len = 50 }, { SNAT_WAN },
 	  .topo = TOPO_WAN_VLAN, .verdict = XDP_REDIRECT, .stat = FP_STAT_FORWARDED, .egress = PORT,
@@ -640,15 +649,17 @@ static const struct dp_case tc_cases[] = {
 };
 /* clang-format on */
 
-/* The table cases the tc entry point takes as XDP does: no tag or PPPoE in or out. And
- * no frame cut inside its IP header, which the kernel's test run of an skb refuses. */
+/* The table cases the tc entry point takes as XDP does: no tag in or out, no PPPoE in
+ * (PPPoE out it pushes as XDP does). And no frame cut inside its IP header, which the
+ * kernel's test run of an skb refuses. */
 static bool shared_with_tc(const struct dp_case *c)
 {
 	if (c->mangle == cut_after_eth || c->mangle == cut_ipv4 || c->mangle == cut_ipv6)
 		return false;
 	switch (c->topo) {
-	case TOPO_WAN_VLAN:
 	case TOPO_WAN_PPPOE:
+		return !c->in.vlan_id && !c->in.pppoe_sid;
+	case TOPO_WAN_VLAN:
 	case TOPO_WAN_VLAN_PPPOE:
 	case TOPO_WAN_NO_XMIT:
 	case TOPO_LAN_BRIDGE_NO_XMIT:

@@ -71,5 +71,18 @@ fwd=$(tb_stat forwarded)
 check "... goes on (1 MB more)" tb_paced_goes_on
 check "... on the fastpath (>= 500 packets of it)" ge $(($(tb_stat forwarded) - fwd)) 500
 check "... arriving intact" tb_paced_stop_intact
+
+# A router without native XDP at all: the LAN port at the tc hook, which pushes the session
+# header onto a packet (an aggregate stays with the kernel), the WAN in generic mode.
+fastpath detach >/dev/null
+fastpath attach r0 --mode tc --log-file "$TB_TMP/daemon.log" >/dev/null || exit 1
+fastpath attach r1 --mode generic >/dev/null || exit 1
+tb_udp_server 6000
+tb_share_start
+pppoe_before=$(tb_stat pass_pppoe)
+check "LAN at the tc hook, WAN generic: 5000 datagrams over PPPoE echoed intact" \
+	cli "$FP_UDP" client 198.19.9.2 6000 5000
+check "... the fastpath carried >= 90% of the packets, both ways" tb_share_at_least 90
+check "... none of them passed for PPPoE" eq "$(($(tb_stat pass_pppoe) - pppoe_before))" 0
 check "no packet was dropped as invalid" eq "$(tb_invalid_dropped)" 0
 tb_done
