@@ -16,5 +16,6 @@ apt-get install -y -qq --no-install-recommends \
 	socat jq pv bc iperf3 gnuplot-nox systemd \
 	qemu-system-x86 busybox-static kmod cpio xz-utils ppp pppoe \
 	qemu-system-misc qemu-user-static file \
-	gcc-s390x-linux-gnu gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf >/dev/null
+	gcc-s390x-linux-gnu gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf \
+	libc6-dev-s390x-cross libc6-dev-arm64-cross libc6-dev-armhf-cross >/dev/null
 echo "install-deps.sh: done"
