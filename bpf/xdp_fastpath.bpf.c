@@ -489,10 +489,12 @@ static __always_inline int fp_forward_tc(struct __sk_buff *skb, const struct fp_
 	}
 	meta = fwd.meta;
 
-	/* The session header goes in after the Ethernet header, as for XDP; nothing is
-	 * written yet, so a failure still passes the packet as it came. */
+	/* Room for the session header before the frame, which then starts with a new
+	 * Ethernet header. The skb's network header stays on IP, where a driver finishing a
+	 * partial checksum looks (bpf_skb_adjust_room would move it onto the session header).
+	 * Nothing is written yet, so a failure still passes the packet as it came. */
 	if (meta->encap & FP_ENCAP_PPPOE) {
-		if (bpf_skb_adjust_room(skb, FP_PPPOE_HLEN, BPF_ADJ_ROOM_MAC, 0)) {
+		if (bpf_skb_change_head(skb, FP_PPPOE_HLEN, 0)) {
 			fp_count(FP_STAT_PASS_NO_HEADROOM, 1);
 			return TC_ACT_UNSPEC;
 		}
