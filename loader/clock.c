@@ -18,9 +18,9 @@
 #include <bpf/libbpf.h>
 
 #include "clock.h"
+#include "common.h"
 #include "probe.skel.h"
 
-#define NSEC	    1000000000ull
 #define SPAN_NS	    (NSEC / 4) /* sampled: 62 changes at 250 Hz, 6 at the slowest HZ, 24 */
 #define MAX_CHANGES 256	       /* 1200 Hz, the fastest, changes 240 times in SPAN_NS */
 

@@ -12,6 +12,7 @@
 #include "xdp_fastpath.h"
 
 #define FP_VERSION "0.1.0"
+#define NSEC	   1000000000ull /* nanoseconds in a second */
 
 /* Options common to every command, and those of attach and the daemon. */
 struct fp_options {

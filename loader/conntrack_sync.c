@@ -50,7 +50,6 @@
 #define RECV_BUF_SIZE	 (MNL_SOCKET_BUFFER_SIZE * 16)
 #define REFRESH_MAX_S	 60   /* refresh an active entry at least this often */
 #define POLL_BUDGET	 1024 /* conntrack GETs per scan for polled entries */
-#define NSEC		 1000000000ull
 
 static struct mnl_socket *ct_socket(unsigned int groups)
 {

@@ -52,7 +52,8 @@ struct daemon {
 	struct fp_firewall firewall;
 	struct fp_topology topo;
 	int timer_fd, signal_fd;
-	size_t table_peak; /* records, since the last malloc_trim() */
+	size_t table_peak;			    /* records, since the last malloc_trim() */
+	uint64_t last_heartbeat_ns, late_logged_ns; /* scan()'s, for the late-heartbeat warning */
 };
 
 /* The pid of the instance's running daemon, or 0. */
@@ -174,6 +175,26 @@ static void stale_heartbeat(const struct fp_instance *inst)
 	fp_write_config(inst, &cfg);
 }
 
+/*
+ * Heartbeats more than half the lease apart (a starved daemon, or scans that take seconds)
+ * let the datapath pass everything to the kernel: said in the log, at most once a minute,
+ * so that an operator, or a failed test, can tell why pass_heartbeat grew.
+ */
+static void warn_if_late(struct daemon *d, uint64_t now)
+{
+	uint64_t gap = now - d->last_heartbeat_ns, lease = (uint64_t)d->opt->lease_s * NSEC;
+	uint64_t took = fp_now_ns() - now;
+
+	if (d->last_heartbeat_ns && lease && gap > lease / 2 &&
+	    now - d->late_logged_ns > 60 * NSEC) {
+		fp_log(LOG_WARNING,
+		       "heartbeats %.1f s apart (this scan took %.1f s), against a lease of %u s",
+		       (double)gap / NSEC, (double)took / NSEC, d->opt->lease_s);
+		d->late_logged_ns = now;
+	}
+	d->last_heartbeat_ns = now;
+}
+
 static void scan(struct daemon *d)
 {
 	uint64_t now = fp_now_ns();
@@ -188,6 +209,7 @@ static void scan(struct daemon *d)
 		d->table_peak = d->cs.table.count;
 	}
 	write_heartbeat(d, now, HEARTBEAT_CHECK_CLOCK);
+	warn_if_late(d, now);
 	d->state.scans++;
 	publish_state(d);
 }

@@ -38,6 +38,12 @@ check "a daemon runs again" ge "$(tb_daemon_pid)" 1
 tb_share_start
 check "a transfer after the restart arrives intact" eq "$(tb_tcp_transfer "$file" up)" "$want"
 check "and the fastpath carries it again" tb_share_at_least 95
+# A daemon held up beyond half its lease (5 s) says so in its log once it runs again.
+kill -STOP "$(tb_daemon_pid)"
+sleep 4
+kill -CONT "$(tb_daemon_pid)"
+said_late() { grep -q 'heartbeats [0-9.]* s apart' "$TB_TMP/daemon.log"; }
+check "a daemon held up 4 s says its heartbeats were late" tb_wait 3 said_late
 
 # 3. detach mid-transfer.
 tb_tcp_transfer_slow >"$TB_TMP/sha2" &
