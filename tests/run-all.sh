@@ -26,27 +26,28 @@ count() { # the "N passed, N failed" line of a suite's output
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 
-echo "== datapath tests (BPF_PROG_TEST_RUN)"
-build/fp-test | tee "$log"
-count "$log"
-echo "== end-to-end tests (namespaces, nft masquerade, conntrack)"
-tests/e2e/run.sh "$@" | tee "$log"
-count "$log"
-echo "== the end-to-end core at the tc hook (--mode tc)"
+# Runs one suite: its output, its counts, and how long it took (CI stops at 90 minutes).
+suite() { # TITLE COMMAND...
+	local title=$1 start=$SECONDS
+
+	shift
+	echo "== $title"
+	"$@" | tee "$log"
+	count "$log"
+	echo "   (took $((SECONDS - start)) s; $((SECONDS / 60)) min since make test began)"
+}
+
+suite "datapath tests (BPF_PROG_TEST_RUN)" build/fp-test
+suite "end-to-end tests (namespaces, nft masquerade, conntrack)" tests/e2e/run.sh "$@"
 # shellcheck disable=SC2046 # a list of test names
-E2E_MODE=tc tests/e2e/run.sh $(grep -v '^#' tests/e2e/core.list) | tee "$log"
-count "$log"
-echo "== the userspace under ASan, UBSan and LSan (build/san)"
-tests/run-sanitized.sh | tee "$log"
-count "$log"
-echo "== fuzzing: conntrack and rtnetlink messages, the command line (libFuzzer)"
-tests/fuzz/run.sh "${FUZZ_SECONDS:-20}" | tee "$log"
-count "$log"
-echo "== router architectures: cross builds for arm64, armhf, s390x (qemu-user for their unit tests)"
-tests/cross/run.sh | tee "$log"
-count "$log"
-echo "== the kernels routers and distributions ship: 5.10, 6.1, 6.12, and 6.1 big-endian (qemu guests)"
-tests/vm/matrix.sh | tee "$log"
-count "$log"
+suite "the end-to-end core at the tc hook (--mode tc)" \
+	env E2E_MODE=tc tests/e2e/run.sh $(grep -v '^#' tests/e2e/core.list)
+suite "the userspace under ASan, UBSan and LSan (build/san)" tests/run-sanitized.sh
+suite "fuzzing: conntrack and rtnetlink messages, the command line (libFuzzer)" \
+	tests/fuzz/run.sh "${FUZZ_SECONDS:-20}"
+suite "router architectures: cross builds for arm64, armhf, s390x (qemu-user for their unit tests)" \
+	tests/cross/run.sh
+suite "the kernels routers and distributions ship: 5.10, 6.1, 6.12, and 6.1 big-endian (qemu guests)" \
+	tests/vm/matrix.sh
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]
