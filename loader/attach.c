@@ -206,7 +206,7 @@ static void choose_hook(struct iface *ifc, int mode)
 		ifc->hook = fp_hook_choose(ifc->ifindex, ifc->why, sizeof(ifc->why));
 }
 
-static int attach_one(const struct fp_instance *inst, struct iface *ifc, int mode)
+static int attach_one(struct fp_instance *inst, struct iface *ifc, int mode)
 {
 	uint32_t ifindex = ifc->ifindex;
 	int err;

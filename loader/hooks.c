@@ -186,15 +186,17 @@ static void detach_clsact(int ifindex)
 
 /* The tc program at the ingress hook: a tcx link, or a clsact filter on a kernel before
  * 6.6, which does not know tcx's attach type (-EINVAL). */
-static int attach_tc(const struct fp_instance *inst, int ifindex, const char *name,
-		     const char **how)
+static int attach_tc(struct fp_instance *inst, int ifindex, const char *name, const char **how)
 {
 	int fd, err;
 
-	if (inst->prog_tc_fd < 0) {
-		say(name, "%s: this instance was loaded without the tc entry point; detach every "
-			  "interface and attach again");
-		return -ENOENT;
+	err = fp_instance_load_tc(inst);
+	if (err) {
+		say(name,
+		    "%s: the kernel refused the tc entry point: %s (run with -v for the "
+		    "verifier log)",
+		    strerror(-err));
+		return err;
 	}
 	fd = bpf_link_create(inst->prog_tc_fd, ifindex, FP_BPF_TCX_INGRESS, NULL);
 	if (fd >= 0) {
@@ -259,7 +261,7 @@ static int set_tcp_to_tc(const struct fp_instance *inst, int ifindex, const char
 	return err;
 }
 
-int fp_hook_attach(const struct fp_instance *inst, int ifindex, const char *name, enum fp_hook hook,
+int fp_hook_attach(struct fp_instance *inst, int ifindex, const char *name, enum fp_hook hook,
 		   const char **how)
 {
 	int err;

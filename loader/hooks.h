@@ -29,7 +29,7 @@ enum fp_hook fp_hook_choose(int ifindex, char *why, size_t len);
 /* Attaches the instance's program at @hook and pins what keeps it there; @how: "tcx" or
  * "clsact" for tc, else NULL. 0 or -errno, after a one-line error naming @name (none if
  * @name is NULL). */
-int fp_hook_attach(const struct fp_instance *inst, int ifindex, const char *name, enum fp_hook hook,
+int fp_hook_attach(struct fp_instance *inst, int ifindex, const char *name, enum fp_hook hook,
 		   const char **how);
 /* Detaches whatever the instance attached to @ifindex, and its pin. */
 void fp_hook_detach(const struct fp_instance *inst, int ifindex);

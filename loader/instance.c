@@ -246,6 +246,11 @@ int fp_instance_create(struct fp_instance *inst, const struct fp_options *opt)
 	 * takes no program using a cpumap whose entries could (EINVAL). */
 	if (!opt->steer)
 		bpf_map__set_value_size(skel->maps.fp_cpus, FP_CPUMAP_QSIZE_ONLY);
+	/* Only the entry points this instance runs: each costs the verifier's time (seconds
+	 * on a slow router) and kernel memory. The tc one is loaded by the first port
+	 * attached there (fp_instance_load_tc); the cpumap's only serves --steer. */
+	bpf_program__set_autoload(skel->progs.xdp_fastpath_cpu, opt->steer);
+	bpf_program__set_autoload(skel->progs.xdp_fastpath_tc, false);
 	err = xdp_fastpath__load(skel);
 	if (err) {
 		fp_err("the kernel refused the XDP program: %s (run with -v for the verifier log)",
@@ -276,13 +281,9 @@ int fp_instance_create(struct fp_instance *inst, const struct fp_options *opt)
 	}
 	pin_path(path, sizeof(path), opt->pin_dir, FP_NAME(FP_PROG));
 	err = bpf_program__pin(skel->progs.xdp_fastpath, path);
-	if (!err) {
+	if (!err && opt->steer) {
 		pin_path(path, sizeof(path), opt->pin_dir, FP_NAME(FP_PROG_CPU));
 		err = bpf_program__pin(skel->progs.xdp_fastpath_cpu, path);
-	}
-	if (!err) {
-		pin_path(path, sizeof(path), opt->pin_dir, FP_NAME(FP_PROG_TC));
-		err = bpf_program__pin(skel->progs.xdp_fastpath_tc, path);
 	}
 	if (err) {
 		fp_err("cannot pin %s: %s", path, strerror(-err));
@@ -304,6 +305,66 @@ int fp_instance_create(struct fp_instance *inst, const struct fp_options *opt)
 
 out_unpin:
 	fp_instance_unpin(opt->pin_dir);
+out:
+	xdp_fastpath__destroy(skel);
+	return err;
+}
+
+/*
+ * Loads the tc entry point into a running instance, on the maps it has, and pins it: what
+ * the first port attached at the tc hook needs. The same object as the XDP entry point's,
+ * opened for the same kernel (the configuration says which).
+ */
+int fp_instance_load_tc(struct fp_instance *inst)
+{
+	struct bpf_prog_info info = {};
+	uint32_t info_len = sizeof(info);
+	struct xdp_fastpath *skel;
+	struct fp_config cfg;
+	struct bpf_program *prog;
+	struct bpf_map *map;
+	char path[PATH_MAX];
+	int err;
+
+	if (inst->prog_tc_fd >= 0)
+		return 0;
+	err = pin_path(path, sizeof(path), inst->pin_dir, FP_NAME(FP_PROG_TC));
+	if (err)
+		return err;
+	err = fp_read_config(inst, &cfg);
+	if (err)
+		return err;
+	skel = fp_datapath_open(cfg.kernel);
+	if (!skel)
+		return -errno;
+	bpf_object__for_each_map(map, skel->obj)
+	{
+		size_t i;
+
+		if (bpf_map__is_internal(map))
+			continue;
+		for (i = 0; i < NR_INSTANCE_MAPS; i++)
+			if (!strcmp(instance_maps[i].name, bpf_map__name(map)))
+				break;
+		err = i < NR_INSTANCE_MAPS ? bpf_map__reuse_fd(map, *map_fd(inst, i)) : -EINVAL;
+		if (err)
+			goto out;
+	}
+	bpf_object__for_each_program(prog, skel->obj)
+		bpf_program__set_autoload(prog, prog == skel->progs.xdp_fastpath_tc);
+	err = xdp_fastpath__load(skel);
+	if (!err)
+		err = bpf_program__pin(skel->progs.xdp_fastpath_tc, path);
+	if (err)
+		goto out;
+	inst->prog_tc_fd = dup(bpf_program__fd(skel->progs.xdp_fastpath_tc));
+	if (inst->prog_tc_fd < 0) {
+		err = -errno;
+		unlink(path);
+		goto out;
+	}
+	if (bpf_obj_get_info_by_fd(inst->prog_tc_fd, &info, &info_len) == 0)
+		inst->prog_tc_id = info.id;
 out:
 	xdp_fastpath__destroy(skel);
 	return err;

@@ -15,7 +15,10 @@ int fp_command_open(const char *cmd, int argc, const struct fp_options *opt,
 		    struct fp_instance *inst);
 /* The embedded datapath, opened for a kernel with these FP_KERNEL_* features; not loaded. */
 struct xdp_fastpath *fp_datapath_open(uint32_t kernel);
+/* Loads and pins the XDP entry point, and the cpumap's with --steer, with every map. */
 int fp_instance_create(struct fp_instance *inst, const struct fp_options *opt);
+/* Loads and pins the tc entry point, if the instance has none yet. */
+int fp_instance_load_tc(struct fp_instance *inst);
 void fp_instance_close(struct fp_instance *inst);
 void fp_instance_unpin(const char *pin_dir);
 int fp_instance_lock(const struct fp_instance *inst);

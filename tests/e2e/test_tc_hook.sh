@@ -8,6 +8,7 @@
 #   no GRO without XDP), and the server counts no bad checksum;
 # - detach removes it: the program is gone from the kernel;
 # - --mode auto takes the tc hook for a veth whose peer transmits with checksum offload;
+# - an instance of XDP ports loads no tc entry point until a port is attached there;
 # - --mode split: TCP at the tc hook as aggregates, UDP by XDP.
 export E2E_MODE=tc
 . "$(dirname "$0")/testbed.sh"
@@ -56,6 +57,24 @@ check "detach succeeds" fastpath detach
 # Split: native XDP forwards everything but TCP, which it leaves to GRO and the tc hook.
 cli ethtool -K c0 tx off >/dev/null
 srv ethtool -K s0 tx off >/dev/null
+
+# The tc entry point is loaded by the first port attached at the tc hook, not with the
+# instance (the verifier's time, kernel memory); --steer's entry point only with --steer.
+E2E_MODE=native tb_attach || exit 1
+check "an instance of XDP ports has no tc entry point" test ! -e "$TB_PIN/xdp_fastpath_tc"
+check "... nor --steer's" test ! -e "$TB_PIN/xdp_fastpath_cpu"
+check "r0 detached" fastpath detach r0
+fastpath attach r0 >"$TB_TMP/attach.out"
+check "r0 attached again, at the tc hook of the running instance" \
+	grep -q "^r0: attached (tc hook, $how)" "$TB_TMP/attach.out"
+check "... which loaded the tc entry point" test -e "$TB_PIN/xdp_fastpath_tc"
+fwd0=$(tb_stat forwarded)
+tb_udp_server 6001
+check "a UDP conversation from r0 at tc to r1 by XDP completes" \
+	cli "$FP_UDP" client 198.19.2.2 6001 5000
+check "... carried by the fastpath" ge "$(($(tb_stat forwarded) - fwd0))" 2500
+check "detach succeeds" fastpath detach
+
 E2E_MODE=split tb_attach || exit 1
 check "--mode split: native XDP, TCP at the tc hook" \
 	grep -q "^r0: attached (native mode; TCP at the tc hook, $how)" "$TB_TMP/attach.out"
