@@ -76,6 +76,8 @@ count() { # SUITE: adds the suite's "N passed, N failed" line, or a failure if i
 		echo "FAIL - $1: no result (see above)"
 		# A guest that hung (a lockup, a device that never goes away) says why in the
 		# kernel's messages, which the lines above leave out.
+		echo "    the tests' last marks in its kernel log (start, cleanup, end):"
+		grep -a '] e2e: ' "$console" | tail -n 6 | sed 's/^/    | /'
 		echo "    the guest's last console lines:"
 		tail -n 60 "$console" | sed 's/^/    | /'
 		failed=$((failed + 1))
