@@ -77,6 +77,13 @@ check "... arriving intact" tb_paced_stop_intact
 fastpath detach >/dev/null
 fastpath attach r0 --mode tc --log-file "$TB_TMP/daemon.log" >/dev/null || exit 1
 fastpath attach r1 --mode generic >/dev/null || exit 1
+# The daemon learns of r1 and the session above it a moment after the attach; until then
+# the session's frames pass (pass_pppoe: 7 of them once, in the 6.1 guest).
+ppp0_on_r1() {
+	eq "$(tb_status | jq -c '.upper_devices[] | select(.name == "ppp0") | [.kind, .port]')" \
+		'["pppoe","r1"]'
+}
+check "the daemon has the PPPoE session on r1 again" tb_wait 5 ppp0_on_r1
 tb_udp_server 6000
 tb_share_start
 pppoe_before=$(tb_stat pass_pppoe)
