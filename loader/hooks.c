@@ -193,8 +193,7 @@ static int attach_tc(struct fp_instance *inst, int ifindex, const char *name, co
 	err = fp_instance_load_tc(inst);
 	if (err) {
 		say(name,
-		    "%s: the kernel refused the tc entry point: %s (run with -v for the "
-		    "verifier log)",
+		    "%s: loading the tc entry point failed: %s (run with -v for the verifier log)",
 		    strerror(-err));
 		return err;
 	}

@@ -59,12 +59,13 @@ static int *map_fd(struct fp_instance *inst, size_t i)
 	return (int *)((char *)inst + instance_maps[i].fd);
 }
 
-static bool instance_map(const char *name)
+/* The index of the map called name in instance_maps, or -1. */
+static int instance_map(const char *name)
 {
 	for (size_t i = 0; i < NR_INSTANCE_MAPS; i++)
 		if (!strcmp(instance_maps[i].name, name))
-			return true;
-	return false;
+			return i;
+	return -1;
 }
 
 static int pin_path(char *buf, size_t len, const char *dir, const char *name)
@@ -266,7 +267,7 @@ int fp_instance_create(struct fp_instance *inst, const struct fp_options *opt)
 	{
 		if (bpf_map__is_internal(map)) /* .rodata: the program's constants */
 			continue;
-		if (!instance_map(bpf_map__name(map))) {
+		if (instance_map(bpf_map__name(map)) < 0) {
 			err = -EINVAL;
 			fp_err("the BPF object has a map the loader does not know: %s",
 			       bpf_map__name(map));
@@ -339,14 +340,11 @@ int fp_instance_load_tc(struct fp_instance *inst)
 		return -errno;
 	bpf_object__for_each_map(map, skel->obj)
 	{
-		size_t i;
+		int i = instance_map(bpf_map__name(map));
 
 		if (bpf_map__is_internal(map))
 			continue;
-		for (i = 0; i < NR_INSTANCE_MAPS; i++)
-			if (!strcmp(instance_maps[i].name, bpf_map__name(map)))
-				break;
-		err = i < NR_INSTANCE_MAPS ? bpf_map__reuse_fd(map, *map_fd(inst, i)) : -EINVAL;
+		err = i >= 0 ? bpf_map__reuse_fd(map, *map_fd(inst, i)) : -EINVAL;
 		if (err)
 			goto out;
 	}
