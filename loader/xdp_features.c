@@ -112,7 +112,7 @@ out:
 }
 
 /* Linux 5.13 ("veth: allow enabling NAPI even without XDP") or later. */
-static bool veth_napi_with_gro(void)
+bool fp_veth_napi_with_gro(void)
 {
 	struct utsname u;
 	int major, minor;
@@ -146,10 +146,10 @@ int fp_takes_redirects(int ifindex, char *why, size_t len)
 	if (err <= 0)
 		return takes;
 	if (takes < 0)
-		takes = peer.xdp || (peer.gro && veth_napi_with_gro());
+		takes = peer.xdp || (peer.gro && fp_veth_napi_with_gro());
 	if (takes || !why)
 		return takes;
-	if (veth_napi_with_gro()) {
+	if (fp_veth_napi_with_gro()) {
 		fp_veth_peer_ethtool(&peer, "gro on", fix, sizeof(fix));
 		snprintf(why, len, "its veth peer %s has neither GRO nor an XDP program: %s",
 			 peer.name, fix);

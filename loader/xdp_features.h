@@ -3,6 +3,7 @@
 #ifndef FP_XDP_FEATURES_H
 #define FP_XDP_FEATURES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -16,5 +17,8 @@ int fp_xdp_features(int ifindex, uint64_t *features);
  * another device or a veth whose peer is not found), or another -errno.
  */
 int fp_takes_redirects(int ifindex, char *why, size_t len);
+/* Whether a veth does GRO without an XDP program (Linux 5.13): before, its GRO flag is
+ * only a flag, and it takes redirected frames only with an XDP program on its peer. */
+bool fp_veth_napi_with_gro(void);
 
 #endif

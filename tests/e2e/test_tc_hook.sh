@@ -7,7 +7,8 @@
 #   aggregates (forwarded_gso, forwarded_gso_segments; from 5.13, before which a veth does
 #   no GRO without XDP), and the server counts no bad checksum;
 # - detach removes it: the program is gone from the kernel;
-# - --mode auto takes the tc hook for a veth whose peer transmits with checksum offload;
+# - --mode auto takes the tc hook for a veth whose peer transmits with checksum offload,
+#   and for one that does GRO while its peer runs no XDP program;
 # - an instance of XDP ports loads no tc entry point until a port is attached there;
 # - --mode split: TCP at the tc hook as aggregates, UDP by XDP.
 export E2E_MODE=tc
@@ -54,9 +55,32 @@ check "--mode auto takes the tc hook for r0, whose peer sends partial checksums"
 	"$TB_TMP/attach.out"
 check "detach succeeds" fastpath detach
 
-# Split: native XDP forwards everything but TCP, which it leaves to GRO and the tc hook.
 cli ethtool -K c0 tx off >/dev/null
 srv ethtool -K s0 tx off >/dev/null
+# Without checksum offload, auto still takes the tc hook for a veth that does GRO (r0 and
+# r1 do here) while its peer runs no XDP program: GRO's aggregates, and the peer's skbs
+# uncopied. With an XDP program on the peer, native XDP. (Before 5.13 a veth does GRO only
+# under XDP: there it is native XDP either way.)
+if ! tb_kernel_older 5 13; then
+	E2E_MODE=auto tb_attach || exit 1
+	check "--mode auto takes the tc hook for r0, which does GRO, its peer running no XDP" \
+		grep -q "^r0: attached (tc hook, $how): it does GRO, and its veth peer c0 runs no XDP program" \
+		"$TB_TMP/attach.out"
+	check "... and says why in status" eq \
+		"$(tb_status | jq -r '.interfaces[] | select(.name == "r0") | .hook_why')" \
+		"it does GRO, and its veth peer c0 runs no XDP program"
+	check "detach succeeds" fastpath detach
+	cli ip link set dev c0 xdpdrv obj "$TB_BUILD/xdp_pass.bpf.o" sec xdp
+	E2E_MODE=auto tb_attach || exit 1
+	check "... and native XDP for r0 once c0 runs an XDP program" \
+		grep -q "^r0: attached (native mode): the driver has native XDP" "$TB_TMP/attach.out"
+	check "... the tc hook still for r1, whose peer s0 runs none" \
+		grep -q "^r1: attached (tc hook, $how): it does GRO" "$TB_TMP/attach.out"
+	check "detach succeeds" fastpath detach
+	cli ip link set dev c0 xdpdrv off
+fi
+
+# Split: native XDP forwards everything but TCP, which it leaves to GRO and the tc hook.
 
 # The tc entry point is loaded by the first port attached at the tc hook, not with the
 # instance (the verifier's time, kernel memory); --steer's entry point only with --steer.
