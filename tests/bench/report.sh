@@ -172,19 +172,28 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2fx", a / b; els
 			echo "them in software (no TSO) or sends them on whole (TSO). (2) is from the table above."
 			echo
 			echo "(5): --mode split, native XDP with TCP left to GRO and the tc hook."
+			# The hooks auto chose for r0,r1, as the bench recorded them in extra.txt.
+			auto_hooks() {
+				tr ' ' '\n' <extra.txt | sed -n "s/^auto_hooks_$1_[0-9_]*=//p" | sort -u |
+					paste -sd' '
+			}
+			echo "(6): attach's defaults (--mode auto), which chose $(auto_hooks tcp) for r0,r1" \
+				"here ($(auto_hooks udp) for the packet rates above)."
 			echo
-			echo "| streams | egress | kernel NAT + GRO (3) | xdp-fastpath, tc hook (4) | (4)/(3) | split (5) | (5)/(3) | (2)/(3) |"
-			echo "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |"
+			echo "| streams | egress | kernel NAT + GRO (3) | xdp-fastpath, tc hook (4) | (4)/(3) | split (5) | (5)/(3) | defaults (6) | (6)/(3) | (2)/(3) |"
+			echo "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 			for s in 1 4; do
 				read -r f <<<"$(col $s fastpath)"
 				for v in "" _tso; do
 					read -r g gmin gmax <<<"$(col $s kernel_gro$v)"
 					read -r t tmin tmax <<<"$(col $s fastpath_tc_gro$v)"
 					read -r a amin amax <<<"$(col $s fastpath_split_gro$v)"
+					read -r d dmin dmax <<<"$(col $s fastpath_auto_gro$v)"
 					echo "| $s | $([ -z "$v" ] && echo "no TSO" || echo TSO) |" \
 						"$g ($gmin-$gmax) Mbit/s | $t ($tmin-$tmax) Mbit/s |" \
 						"$(ratio "$t" "$g") | ${a:-?} (${amin:-?}-${amax:-?}) Mbit/s |" \
-						"$(ratio "$a" "$g") | $(ratio "$f" "$g") |"
+						"$(ratio "$a" "$g") | ${d:-?} (${dmin:-?}-${dmax:-?}) Mbit/s |" \
+						"$(ratio "$d" "$g") | $(ratio "$f" "$g") |"
 				done
 			done
 		fi

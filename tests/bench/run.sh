@@ -18,8 +18,9 @@
 #                     (fp_bench.c's make_mix); "" for the round-robin only
 #   BENCH_ROUNDS=3 BENCH_SECONDS=3 BENCH_TCP=1 (iperf3 TCP, 1 and 4 streams; kernel NAT
 #                        and xdp-fastpath without GRO, then with GRO on the router's ports:
-#                        kernel NAT against the tc hook and --mode split (native XDP, TCP
-#                        at the tc hook), egress with and without TSO)
+#                        kernel NAT against the tc hook, --mode split (native XDP, TCP
+#                        at the tc hook) and attach's defaults (auto), egress with and
+#                        without TSO)
 #   BENCH_PPS=1 (0: only TCP)  BENCH_BURST=65536 (conntrack entries created at once; 0: none)
 #   BENCH_STEER="all 1" (also measure xdp-fastpath --steer and --steer=1 in each round;
 #                        "" for neither; the default on one CPU)
@@ -95,6 +96,7 @@ establish() { # FLOWS [DPORT_BASE]: every flow answered, through the kernel path
 	bench_in "$TB_SRV" pass "$BPIN" s0 0
 }
 offloaded() { fastpath status --json 2>/dev/null | jq .offloaded; }
+hooks() { fastpath status --json | jq -r '[.interfaces[].mode | gsub(" "; "")] | join(",")'; } # r0,r1
 wait_offloaded() { # COUNT TIMEOUT_S: seconds until the daemon has offloaded COUNT, or empty
 	local start=$(date +%s.%N) deadline=$((SECONDS + $2))
 	while [ "$(offloaded)" -lt "$1" ]; do
@@ -170,10 +172,12 @@ for n in $FLOWS; do
 		# CPU, where the cpumap entry passes it to the kernel.
 		steered kernel+ "$n" "$r" --skip-mark 0
 
-		# 2. xdp-fastpath with its daemon; the first dump offloads the established flows
+		# 2. xdp-fastpath with its daemon, as attach's defaults put it (auto_hooks_udp in
+		# extra.txt); the first dump offloads the established flows
 		t0=$(date +%s.%N)
 		fastpath attach r0 r1 --flows $((n * 2 > 65536 ? n * 2 : 65536)) \
 			--log-file "$TB_TMP/daemon.log" >/dev/null
+		echo "auto_hooks_udp_${n}_$r=$(hooks)" >>"$OUT/extra.txt"
 		if wait_offloaded "$est" 300 >/dev/null; then
 			echo "dump_setup_${n}_$r=$(echo "$(date +%s.%N) - $t0" | bc -l)" >>"$OUT/extra.txt"
 		else
@@ -303,17 +307,21 @@ if [ "$DO_TCP" = 1 ]; then
 	attach() { fastpath attach r0 r1 --log-file "$TB_TMP/daemon.log" "$@" >/dev/null; }
 	for ((r = 1; r <= ROUNDS; r++)); do
 		for path in kernel fastpath kernel_gro fastpath_tc_gro fastpath_split_gro \
-			kernel_gro_tso fastpath_tc_gro_tso fastpath_split_gro_tso; do
+			fastpath_auto_gro kernel_gro_tso fastpath_tc_gro_tso fastpath_split_gro_tso \
+			fastpath_auto_gro_tso; do
 			case $path in
 			kernel) gro off; tso on ;;
 			fastpath) gro off; tso on; attach --mode native ;;
 			kernel_gro) gro on; tso off ;;
 			fastpath_tc_gro) gro on; tso off; attach --mode tc ;;
 			fastpath_split_gro) gro on; tso off; attach --mode split ;;
+			fastpath_auto_gro) gro on; tso off; attach ;;
 			kernel_gro_tso) gro on; tso on ;;
 			fastpath_tc_gro_tso) gro on; tso on; attach --mode tc ;;
 			fastpath_split_gro_tso) gro on; tso on; attach --mode split ;;
+			fastpath_auto_gro_tso) gro on; tso on; attach ;;
 			esac
+			[[ $path == fastpath_auto* ]] && echo "auto_hooks_tcp_$r=$(hooks)" >>"$OUT/extra.txt"
 			for streams in 1 4; do
 				srv iperf3 -s -D -1 >/dev/null 2>&1
 				sleep 0.3
