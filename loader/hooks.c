@@ -127,7 +127,7 @@ enum fp_hook fp_hook_choose(int ifindex, char *why, size_t len)
 	 * GRO, native XDP forwards TCP faster; with an XDP program on the peer, frames go both
 	 * ways (its XDP_TX, and ours to it reach its program without an skb): native.
 	 */
-	if (veth && !peer.xdp && port_gro(ifindex) && fp_veth_napi_with_gro()) {
+	if (veth && !peer.xdp && fp_veth_napi_with_gro() && port_gro(ifindex)) {
 		snprintf(why, len, "it does GRO, and its veth peer %s runs no XDP program",
 			 peer.name);
 		return skb_hook(ifindex, why, len);

@@ -20,8 +20,7 @@ for cycle in 1 2 3; do
 	check "[$cycle] flush empties the maps" fastpath flush
 	pid=$(tb_daemon_pid)
 	# The programs in the kernel: XDP's, and the tc hook's once a port is attached there.
-	prog_ids="$(tb_status | jq .program_id) $(bpftool prog show pinned "$TB_PIN/xdp_fastpath_tc" \
-		2>/dev/null | awk -F: 'NR == 1 { print $1 }')"
+	prog_ids="$(tb_status | jq .program_id) $(tb_tc_prog_id)"
 	check "[$cycle] detach" fastpath detach
 	check "[$cycle] ... stops the daemon" tb_wait 5 bash -c "! kill -0 $pid 2>/dev/null"
 	check "[$cycle] ... removes the pins" test ! -e "$TB_PIN"

@@ -42,7 +42,8 @@ fi
 check "no packet was dropped as invalid" eq "$(tb_invalid_dropped)" 0
 
 prog_id=$(tb_status | jq .program_id)
-tc_id=$(bpftool prog show pinned "$TB_PIN/xdp_fastpath_tc" | awk -F: 'NR == 1 { print $1 }')
+tc_id=$(tb_tc_prog_id)
+check "the tc program is loaded" test -n "$tc_id"
 check "detach succeeds" fastpath detach r0 r1
 check "... and the tc program is gone from the kernel" bash -c "! bpftool prog show id $tc_id"
 check "... as is the xdp one" bash -c "! bpftool prog show id $prog_id"
@@ -80,8 +81,6 @@ if ! tb_kernel_older 5 13; then
 	cli ip link set dev c0 xdpdrv off
 fi
 
-# Split: native XDP forwards everything but TCP, which it leaves to GRO and the tc hook.
-
 # The tc entry point is loaded by the first port attached at the tc hook, not with the
 # instance (the verifier's time, kernel memory); --steer's entry point only with --steer.
 E2E_MODE=native tb_attach || exit 1
@@ -99,6 +98,7 @@ check "a UDP conversation from r0 at tc to r1 by XDP completes" \
 check "... carried by the fastpath" ge "$(($(tb_stat forwarded) - fwd0))" 2500
 check "detach succeeds" fastpath detach
 
+# Split: native XDP forwards everything but TCP, which it leaves to GRO and the tc hook.
 E2E_MODE=split tb_attach || exit 1
 check "--mode split: native XDP, TCP at the tc hook" \
 	grep -q "^r0: attached (native mode; TCP at the tc hook, $how)" "$TB_TMP/attach.out"

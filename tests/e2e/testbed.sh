@@ -340,6 +340,10 @@ tb_attach() { # [extra attach options]
 		{ cat "$TB_TMP/attach.out" >&2; tb_fail "attach failed"; return 1; }
 }
 tb_status() { fastpath status --json; }
+# The tc entry point's program id; empty until a port is attached at the tc hook.
+tb_tc_prog_id() {
+	bpftool prog show pinned "$TB_PIN/xdp_fastpath_tc" 2>/dev/null | awk -F: 'NR == 1 { print $1 }'
+}
 tb_flow_entries() { tb_status | jq '.flows_ipv4 + .flows_ipv6'; }
 # The flows of the connection to or from ADDR:PORT, "in out FIELD" each (FIELD: a field of
 # flows --json, e.g. out_vlan), sorted and joined with ';'.
