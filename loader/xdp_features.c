@@ -76,29 +76,54 @@ static struct nlmsghdr *genl_request(char *buf, uint16_t type, uint8_t cmd, uint
 	return nlh;
 }
 
+/*
+ * The family's id, asked once per process: a kernel that lacks the family (before 6.3)
+ * answers a lookup by name only after trying to load a module for it, which spawns
+ * modprobe. The daemon checks its ports at every scan: that was a modprobe a second per
+ * port on every 5.10 to 6.1 router (and a quarter of a second per port in an emulated
+ * guest). The family is built in, never a module, so its absence lasts.
+ */
+static int netdev_family; /* 0: not asked yet; -EOPNOTSUPP: the kernel has none */
+
+static int ask_netdev_family(struct mnl_socket *nl, char *buf, size_t len, uint32_t seq)
+{
+	struct genl_reply r = {0};
+	struct nlmsghdr *nlh;
+	int err;
+
+	nlh = genl_request(buf, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, seq);
+	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, NETDEV_FAMILY_NAME);
+	err = fp_nl_ask(nl, nlh, buf, len, reply_cb, &r);
+	if (err == -ENOENT || (!err && !r.family))
+		netdev_family = -EOPNOTSUPP;
+	else if (!err)
+		netdev_family = r.family;
+	return err && err != -ENOENT ? err : netdev_family;
+}
+
 int fp_xdp_features(int ifindex, uint64_t *features)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	struct genl_reply r = {0};
-	struct mnl_socket *nl = mnl_socket_open2(NETLINK_GENERIC, SOCK_CLOEXEC);
+	struct mnl_socket *nl;
 	struct nlmsghdr *nlh;
 	uint32_t seq = time(NULL);
-	int err;
+	int err, family;
 
+	if (netdev_family < 0)
+		return netdev_family;
+	nl = mnl_socket_open2(NETLINK_GENERIC, SOCK_CLOEXEC);
 	if (!nl || mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID)) {
 		err = -errno;
 		goto out;
 	}
-	nlh = genl_request(buf, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, seq);
-	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, NETDEV_FAMILY_NAME);
-	err = fp_nl_ask(nl, nlh, buf, sizeof(buf), reply_cb, &r);
-	if (err == -ENOENT || (!err && !r.family)) {
-		err = -EOPNOTSUPP; /* a kernel older than 6.3 */
+	family = netdev_family ?: ask_netdev_family(nl, buf, sizeof(buf), seq);
+	if (family < 0) {
+		err = family;
 		goto out;
 	}
-	if (err)
-		goto out;
-	nlh = genl_request(buf, r.family, NETDEV_CMD_DEV_GET, seq + 1);
+	nlh = genl_request(buf, family, NETDEV_CMD_DEV_GET, seq + 1);
+	r.family = family; /* the reply is the device's, not the family's */
 	mnl_attr_put_u32(nlh, NETDEV_A_DEV_IFINDEX, ifindex);
 	err = fp_nl_ask(nl, nlh, buf, sizeof(buf), reply_cb, &r);
 	if (!err && !r.have_features)

@@ -24,6 +24,7 @@ TB_PIN=/sys/fs/bpf/xdp-fastpath-$TB
 TB_TMP=$(mktemp -d /tmp/xdp-fastpath-$TB.XXXXXX)
 TB_PIDS=()
 TB_EXTRA_NS=() # namespaces a test adds; tb_cleanup removes them too
+TB_UNDO=()     # commands that undo what a test changed outside its namespaces; run last first
 
 cli() { ip netns exec "$TB_CLI" "$@"; }
 srv() { ip netns exec "$TB_SRV" "$@"; }
@@ -144,6 +145,19 @@ tb_veth_takes_redirects() { # NS DEV
 	tb_kernel_older 5 13 || return 0
 	ip -n "$1" link set dev "$2" xdpdrv obj "$TB_BUILD/xdp_pass.bpf.o" sec xdp
 }
+# From now on the modules the kernel asks modprobe for are logged, one request a line, in
+# $TB_TMP/modprobe.log (and loaded as before); tb_cleanup gives the kernel its own back.
+# A kernel without modules (this machine's) spawns none: nothing to log.
+tb_log_modprobe() {
+	local was
+	[ -e /proc/sys/kernel/modprobe ] || return 0
+	was=$(cat /proc/sys/kernel/modprobe)
+	printf '#!/bin/sh\necho "$*" >>%q\nexec %q "$@"\n' "$TB_TMP/modprobe.log" "$was" \
+		>"$TB_TMP/modprobe"
+	chmod 755 "$TB_TMP/modprobe"
+	TB_UNDO+=("echo $(printf %q "$was") >/proc/sys/kernel/modprobe")
+	echo "$TB_TMP/modprobe" >/proc/sys/kernel/modprobe
+}
 tb_kernel_older() { # MAJOR MINOR: the running kernel is older than MAJOR.MINOR
 	local major minor
 	IFS=. read -r major minor _ <<<"$(uname -r)"
@@ -162,6 +176,7 @@ tb_cleanup() {
 		} 2>&1 | sed 's/^/  | /' >&2
 	fi
 	tb_kmsg "cleanup"
+	for ((i = ${#TB_UNDO[@]} - 1; i >= 0; i--)); do eval "${TB_UNDO[i]}"; done
 	for pid in "${TB_PIDS[@]}"; do kill "$pid" 2>/dev/null; done
 	if [ -d "$TB_PIN" ]; then
 		fastpath detach >/dev/null 2>&1 || true
