@@ -355,6 +355,7 @@ static int daemon_run(struct fp_instance *inst, const struct fp_options *opt, in
 				ctsync_drop_offloaded(&d.cs);
 				d.state.resyncs++;
 				ctsync_resync(&d.cs);
+				publish_state(&d); /* status shows the resync once it is done */
 			} else {
 				running = false;
 			}

@@ -92,7 +92,11 @@ tb_wait 20 carried_2000
 check "... and from then on the fastpath carries it (>= 95%)" tb_share_at_least 95
 kill "$new"
 wait "$new" 2>/dev/null
+resyncs0=$(tb_status | jq .resyncs)
 fastpath flush >/dev/null
+# The daemon takes the flush's signal after the scan it may be in, then dumps conntrack:
+# seconds in an emulated guest. Its status counts the resync once it is done.
+tb_wait 10 eval '[ "$(tb_status | jq .resyncs)" -gt "$resyncs0" ]'
 only_6002() { [ "$(tb_flow_entries)" = 2 ] &&
 	[ "$(fastpath flows --json | jq '[.[] | select(.dst | endswith(":6002"))] | length')" = 1 ]; }
 check "a flush re-offloads the new conversation, but not the fenced ones" tb_wait 3 only_6002
