@@ -14,4 +14,5 @@ tb_log "  server: $(cat "$TB_TMP/udp-server.out")"
 check "the server sees the router's WAN address" eq "$peer" 198.19.2.1
 check "TTL was decremented exactly once (64 -> 63)" eq "$ttl" 63-63
 check "the fastpath carried >= 95% of the packets" tb_share_at_least 95
+check "the daemon's scans make the kernel spawn no modprobe" tb_scans_spawn_no_modprobe
 tb_done

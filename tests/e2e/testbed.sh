@@ -150,13 +150,23 @@ tb_veth_takes_redirects() { # NS DEV
 # A kernel without modules (this machine's) spawns none: nothing to log.
 tb_log_modprobe() {
 	local was
-	[ -e /proc/sys/kernel/modprobe ] || return 0
+	[ -e /proc/sys/kernel/modprobe ] && [ ! -e "$TB_TMP/modprobe" ] || return 0
 	was=$(cat /proc/sys/kernel/modprobe)
 	printf '#!/bin/sh\necho "$*" >>%q\nexec %q "$@"\n' "$TB_TMP/modprobe.log" "$was" \
 		>"$TB_TMP/modprobe"
 	chmod 755 "$TB_TMP/modprobe"
 	TB_UNDO+=("echo $(printf %q "$was") >/proc/sys/kernel/modprobe")
 	echo "$TB_TMP/modprobe" >/proc/sys/kernel/modprobe
+}
+# Whether the daemon's next three scans made the kernel spawn no modprobe. Asking the kernel
+# for what it lacks (a netlink family older kernels do not have) can make it try to load a
+# module first: a process spawned at every scan, every second, on a router.
+tb_scans_spawn_no_modprobe() {
+	local scans0
+	tb_log_modprobe
+	scans0=$(tb_status | jq .scans)
+	tb_wait 30 eval '[ "$(tb_status | jq .scans)" -ge $((scans0 + 3)) ]' || return 1
+	eq "$(cat "$TB_TMP/modprobe.log" 2>/dev/null)" ""
 }
 tb_kernel_older() { # MAJOR MINOR: the running kernel is older than MAJOR.MINOR
 	local major minor
