@@ -177,8 +177,9 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2fx", a / b; els
 				tr ' ' '\n' <extra.txt | sed -n "s/^auto_hooks_$1_[0-9_]*=//p" | sort -u |
 					paste -sd' '
 			}
+			udp_hooks=$(auto_hooks udp) # none in a run without packet rates (BENCH_PPS=0)
 			echo "(6): attach's defaults (--mode auto), which chose $(auto_hooks tcp) for r0,r1" \
-				"here ($(auto_hooks udp) for the packet rates above)."
+				"here${udp_hooks:+ ($udp_hooks for the packet rates above)}."
 			echo
 			echo "| streams | egress | kernel NAT + GRO (3) | xdp-fastpath, tc hook (4) | (4)/(3) | split (5) | (5)/(3) | defaults (6) | (6)/(3) | (2)/(3) |"
 			echo "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
