@@ -30,6 +30,6 @@ kill "$client"
 wait "$client" 2>/dev/null
 tb_udp_server 6001
 check "a conversation after the attach echoes intact" cli "$FP_UDP" client 198.19.2.2 6001 500
-check "... offloaded both ways" eval '[ "$(fastpath flows --json |
+check "... offloaded both ways" tb_wait 5 eval '[ "$(fastpath flows --json |
 	jq "[.[] | select(.dst == \"198.19.2.2:6001\" or .src == \"198.19.2.2:6001\")] | length")" = 2 ]'
 tb_done

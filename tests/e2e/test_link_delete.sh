@@ -7,7 +7,7 @@ tb_setup
 tb_attach || exit 1
 tb_udp_server 6000
 cli "$FP_UDP" client 198.19.2.2 6000 100 >/dev/null
-check "a connection is offloaded" eq "$(tb_flow_entries)" 2
+check "a connection is offloaded" tb_wait 5 eval '[ "$(tb_flow_entries)" = 2 ]'
 r0=$(ip -n "$TB_RTR" -o link show r0 | cut -d: -f1)
 ip -n "$TB_RTR" link del r0
 no_flows() { [ "$(tb_flow_entries)" = 0 ]; }
