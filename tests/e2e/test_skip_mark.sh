@@ -17,7 +17,6 @@ conn_flows() { # PORT: flow entries of the connection to the server's PORT
 }
 check "the unmarked connection is offloaded" tb_wait 5 eval '[ "$(conn_flows 6000)" = 2 ]'
 # Two scans later the daemon has read every event of the marked one, and refused it.
-scans0=$(tb_status | jq .scans)
-tb_wait 10 eval '[ "$(tb_status | jq .scans)" -ge $((scans0 + 2)) ]'
+tb_wait_scans 2 10
 check "the marked connection is not" eq "$(conn_flows 6001)" 0
 tb_done

@@ -162,11 +162,15 @@ tb_log_modprobe() {
 # for what it lacks (a netlink family older kernels do not have) can make it try to load a
 # module first: a process spawned at every scan, every second, on a router.
 tb_scans_spawn_no_modprobe() {
-	local scans0
 	tb_log_modprobe
-	scans0=$(tb_status | jq .scans)
-	tb_wait 30 eval '[ "$(tb_status | jq .scans)" -ge $((scans0 + 3)) ]' || return 1
+	tb_wait_scans 3 30 || return 1
 	eq "$(cat "$TB_TMP/modprobe.log" 2>/dev/null)" ""
+}
+# Waits up to SECONDS for the daemon to finish N more scans (status counts them); by then it
+# has also read every event that came before the first.
+tb_wait_scans() { # N SECONDS
+	local until=$(($(tb_status | jq .scans) + $1))
+	tb_wait "$2" eval '[ "$(tb_status | jq .scans)" -ge '"$until"' ]'
 }
 tb_kernel_older() { # MAJOR MINOR: the running kernel is older than MAJOR.MINOR
 	local major minor
@@ -186,6 +190,7 @@ tb_cleanup() {
 		} 2>&1 | sed 's/^/  | /' >&2
 	fi
 	tb_kmsg "cleanup"
+	local i
 	for ((i = ${#TB_UNDO[@]} - 1; i >= 0; i--)); do eval "${TB_UNDO[i]}"; done
 	for pid in "${TB_PIDS[@]}"; do kill "$pid" 2>/dev/null; done
 	if [ -d "$TB_PIN" ]; then
