@@ -10,7 +10,10 @@
 #include <poll.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <linux/if_ether.h>
@@ -90,10 +93,16 @@ static void test_tc_hook(const struct pkt_spec *in_spec, const struct pkt_spec *
 	struct bpf_prog_info info = {};
 	uint32_t info_len = sizeof(info);
 	const char *how = NULL, *is;
+	struct statfs st;
 	char want[32];
 	int err;
 
 	snprintf(inst.pin_dir, sizeof(inst.pin_dir), "/sys/fs/bpf/fp-test-%d", getpid());
+	/* As attach would: a machine without systemd may have no BPF filesystem there. */
+	if (statfs("/sys/fs/bpf", &st) || (uint32_t)st.f_type != BPF_FS_MAGIC) {
+		if (mount("bpf", "/sys/fs/bpf", "bpf", 0, "mode=0700"))
+			DIE("mounting a BPF filesystem at /sys/fs/bpf: %s", strerror(errno));
+	}
 	if (mkdir(inst.pin_dir, 0700))
 		DIE("mkdir %s: %s", inst.pin_dir, strerror(errno));
 	bpf_obj_get_info_by_fd(fx.prog_tc_fd, &info, &info_len);
