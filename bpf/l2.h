@@ -80,75 +80,67 @@ static __always_inline enum fp_stat fp_l2_ingress(const struct fp_pkt *pkt,
 }
 
 /*
- * A port that cannot take redirected XDP frames now (FP_EGRESS_NO_XMIT) still takes skbs:
- * the next hop is good, marked FP_NH_SKB_ONLY for the entry points to judge (fp_decide).
- */
-static __always_inline enum fp_stat fp_l2_no_xmit(struct fp_flow_meta *meta)
-{
-	meta->nh_flags |= FP_NH_SKB_ONLY;
-	return FP_CONTINUE;
-}
-
-/*
  * Completes a next hop the route lookup found on upper device @fib->ifindex: the port to
  * send on, the headers to push, and the MTU left for IP once they are pushed.
  */
 static __always_inline enum fp_stat fp_l2_egress(const struct bpf_fib_lookup *fib,
 						 struct fp_flow_meta *meta)
 {
-	__u32 upper = fib->ifindex;
+	__u32 upper = fib->ifindex, port = upper;
 	struct fp_egress *eg = bpf_map_lookup_elem(&fp_egress, &upper);
+	__u8 encap = 0;
 
-	meta->oif = upper;
 	meta->mtu = fib->mtu_result;
-	meta->encap = 0;
 	meta->nh_flags = 0;
 	meta->vlan_tci = 0;
 	meta->pppoe_sid = 0;
 	__builtin_memcpy(meta->dmac, fib->dmac, sizeof(meta->dmac));
 	__builtin_memcpy(meta->smac, fib->smac, sizeof(meta->smac));
-	if (!eg)
-		return FP_CONTINUE;
-	if (eg->flags & FP_EGRESS_NO_XMIT) /* keyed by a port, never an upper device */
-		return fp_l2_no_xmit(meta);
+	if (eg && !(eg->flags & FP_EGRESS_NO_XMIT)) { /* NO_XMIT: keyed by a port, below */
+		if (eg->flags & FP_EGRESS_BRIDGE) {
+			struct fp_fdb_key key = {.bridge = upper};
+			struct fp_fdb_port *fdb;
 
-	if (eg->flags & FP_EGRESS_BRIDGE) {
-		struct fp_fdb_key key = {.bridge = upper};
-		struct fp_fdb_port *port;
-
-		__builtin_memcpy(key.mac, fib->dmac, sizeof(key.mac));
-		port = bpf_map_lookup_elem(&fp_fdb, &key);
-		if (!port)
-			return FP_STAT_PASS_NO_FDB; /* the bridge floods it and learns */
-		meta->oif = port->ifindex;
-		if (port->vlan_tci) {
-			meta->encap |= FP_ENCAP_VLAN;
-			meta->vlan_tci = port->vlan_tci;
+			__builtin_memcpy(key.mac, fib->dmac, sizeof(key.mac));
+			fdb = bpf_map_lookup_elem(&fp_fdb, &key);
+			if (!fdb)
+				return FP_STAT_PASS_NO_FDB; /* the bridge floods it and learns */
+			port = fdb->ifindex;
+			if (fdb->vlan_tci) {
+				encap |= FP_ENCAP_VLAN;
+				meta->vlan_tci = fdb->vlan_tci;
+			}
+		} else {
+			port = eg->ifindex;
 		}
-	} else {
-		meta->oif = eg->ifindex;
-	}
-	if (eg->flags & FP_EGRESS_VLAN) {
-		meta->encap |= FP_ENCAP_VLAN;
-		meta->vlan_tci = eg->vlan_tci;
-	}
-	if (eg->flags & FP_EGRESS_PPPOE) {
-		meta->encap |= FP_ENCAP_PPPOE;
-		meta->pppoe_sid = eg->pppoe_sid;
-		__builtin_memcpy(meta->dmac, eg->dmac, sizeof(meta->dmac));
-		__builtin_memcpy(meta->smac, eg->smac, sizeof(meta->smac));
-	}
-	/* A tag fits in the port's frame; PPPoE's 8 bytes come out of its MTU (RFC 2516). */
-	if (eg->mtu) {
-		__u16 room = eg->mtu - (eg->flags & FP_EGRESS_PPPOE ? FP_PPPOE_HLEN : 0);
+		if (eg->flags & FP_EGRESS_VLAN) {
+			encap |= FP_ENCAP_VLAN;
+			meta->vlan_tci = eg->vlan_tci;
+		}
+		if (eg->flags & FP_EGRESS_PPPOE) {
+			encap |= FP_ENCAP_PPPOE;
+			meta->pppoe_sid = eg->pppoe_sid;
+			__builtin_memcpy(meta->dmac, eg->dmac, sizeof(meta->dmac));
+			__builtin_memcpy(meta->smac, eg->smac, sizeof(meta->smac));
+		}
+		/* A tag fits in the port's frame; PPPoE's 8 bytes come out of its MTU
+		 * (RFC 2516). */
+		if (eg->mtu) {
+			__u16 room = eg->mtu - (eg->flags & FP_EGRESS_PPPOE ? FP_PPPOE_HLEN : 0);
 
-		if (room < meta->mtu)
-			meta->mtu = room;
+			if (room < meta->mtu)
+				meta->mtu = room;
+		}
+		/* The port below may be unable to take redirected frames now (topology.c). */
+		eg = bpf_map_lookup_elem(&fp_egress, &port);
 	}
-	/* The port below may be unable to take redirected frames now (topology.c). */
-	eg = bpf_map_lookup_elem(&fp_egress, &meta->oif);
-	if (eg && (eg->flags & FP_EGRESS_NO_XMIT))
-		return fp_l2_no_xmit(meta);
+	/* Only attached ports are sent to, and none of them has a larger ifindex (attach). */
+	if (port > FP_MAX_FLOW_IFINDEX)
+		return FP_STAT_PASS_EGRESS;
+	meta->oif = port;
+	/* A port that cannot take redirected XDP frames now still takes skbs: the next hop is
+	 * good, marked FP_NH_SKB_ONLY for the entry points to judge (fp_decide). */
+	meta->nh_flags = encap | (eg && (eg->flags & FP_EGRESS_NO_XMIT) ? FP_NH_SKB_ONLY : 0);
 	return FP_CONTINUE;
 }
 

@@ -82,6 +82,24 @@ struct {
 	__type(value, __u32);
 } FP_MAP_STEER SEC(".maps");
 
+/* The conntrack marks of flows that have one (FP_FLOW_MARK), under the flow's key: read
+ * when a flow's next hop is looked up, so they stay out of the entry every packet reads. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, FP_DEFAULT_FLOWS);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct fp_flow_key4);
+	__type(value, __u32);
+} FP_MAP_MARKS4 SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, FP_DEFAULT_FLOWS);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct fp_flow_key6);
+	__type(value, __u32);
+} FP_MAP_MARKS6 SEC(".maps");
+
 /* FP_PORT_* of the attached ports that have any. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -143,34 +161,94 @@ static __always_inline bool fp_heartbeat_ok(const struct fp_config *cfg, __u64 n
 	return cfg->lease_ns == 0 || now <= cfg->heartbeat_ns + cfg->lease_ns;
 }
 
-static __always_inline struct fp_flow4 *fp_lookup4(const struct fp_pkt *pkt, __u32 ingress)
+/*
+ * The last 8 bytes of either family's key, the ports and then the ingress interface and
+ * the protocol, as two 32-bit words. Keys are written a word at a time: the map's hash
+ * reads them by the word, and a word that narrower stores wrote cannot be forwarded to it
+ * from the store buffer (about 4 ns a lookup, make bench-prog).
+ */
+static __always_inline void fp_key_tail(const struct fp_pkt *pkt, __u32 ingress, __u32 *word)
+{
+	union {
+		__be16 port[2];
+		__u32 word;
+	} ports = {.port = {pkt->ports[0], pkt->ports[1]}};
+	union {
+		struct {
+			__u16 ifindex;
+			__u8 proto, pad;
+		};
+		__u32 word;
+	} tail = {.ifindex = ingress, .proto = pkt->proto};
+
+	_Static_assert(sizeof(tail) == 4, "the key's tail word");
+	word[0] = ports.word;
+	word[1] = tail.word;
+}
+
+static __always_inline void fp_key4(const struct fp_pkt *pkt, __u32 ingress,
+				    struct fp_flow_key4 *key)
 {
 	const struct iphdr *iph = pkt->l3;
-	struct fp_flow_key4 key = {
-		.ifindex = ingress,
-		.saddr = iph->saddr,
-		.daddr = iph->daddr,
-		.sport = pkt->ports[0],
-		.dport = pkt->ports[1],
-		.proto = pkt->proto,
-	};
+	__u32 *word = (__u32 *)key;
 
+	word[0] = iph->saddr;
+	word[1] = iph->daddr;
+	fp_key_tail(pkt, ingress, &word[2]);
+}
+
+static __always_inline void fp_key6(const struct fp_pkt *pkt, __u32 ingress,
+				    struct fp_flow_key6 *key)
+{
+	const struct ipv6hdr *ip6h = pkt->l3;
+	__u32 *word = (__u32 *)key;
+
+#pragma unroll
+	for (int i = 0; i < 4; i++) {
+		word[i] = ip6h->saddr.in6_u.u6_addr32[i];
+		word[4 + i] = ip6h->daddr.in6_u.u6_addr32[i];
+	}
+	fp_key_tail(pkt, ingress, &word[8]);
+}
+
+/* The flow of a packet that arrived on @ingress, which fits a key (FP_MAX_FLOW_IFINDEX). */
+static __always_inline struct fp_flow4 *fp_lookup4(const struct fp_pkt *pkt, __u32 ingress)
+{
+	struct fp_flow_key4 key;
+
+	fp_key4(pkt, ingress, &key);
 	return bpf_map_lookup_elem(&fp_flows4, &key);
 }
 
 static __always_inline struct fp_flow6 *fp_lookup6(const struct fp_pkt *pkt, __u32 ingress)
 {
-	const struct ipv6hdr *ip6h = pkt->l3;
-	struct fp_flow_key6 key = {
-		.ifindex = ingress,
-		.sport = pkt->ports[0],
-		.dport = pkt->ports[1],
-		.proto = pkt->proto,
-	};
+	struct fp_flow_key6 key;
 
-	__builtin_memcpy(key.saddr, &ip6h->saddr, sizeof(key.saddr));
-	__builtin_memcpy(key.daddr, &ip6h->daddr, sizeof(key.daddr));
+	fp_key6(pkt, ingress, &key);
 	return bpf_map_lookup_elem(&fp_flows6, &key);
+}
+
+/* The conntrack mark of a flow with FP_FLOW_MARK, from the side map; false if it has none
+ * there (the daemon writes it before the flow and removes it after). */
+static __always_inline bool fp_flow_mark(const struct fp_pkt *pkt, __u32 ingress, __u32 *mark)
+{
+	__u32 *value;
+
+	if (pkt->ipv6) {
+		struct fp_flow_key6 key;
+
+		fp_key6(pkt, ingress, &key);
+		value = bpf_map_lookup_elem(&fp_marks6, &key);
+	} else {
+		struct fp_flow_key4 key;
+
+		fp_key4(pkt, ingress, &key);
+		value = bpf_map_lookup_elem(&fp_marks4, &key);
+	}
+	if (!value)
+		return false;
+	*mark = *value;
+	return true;
 }
 
 /* Whether attached port @port has FP_PORT_* @flag (fp_ports, written by attach). */
@@ -214,6 +292,7 @@ struct fp_fwd {
 	__u32 ingress; /* the flow key's interface: the port, or the upper device above it */
 	struct fp_flow4 *flow4;
 	struct fp_flow6 *flow6;
+	struct fp_flow_counters *ctr;
 	struct fp_flow_meta *meta;
 	__u64 now;
 };
@@ -230,6 +309,7 @@ static __always_inline enum fp_stat fp_decide(void *ctx, const struct fp_config 
 	struct fp_pkt *pkt = &fwd->pkt;
 	struct fp_flow_meta *meta;
 	enum fp_stat reason;
+	__u32 oif;
 
 	fwd->now = fp_clock_now(cfg);
 	if (!fp_heartbeat_ok(cfg, fwd->now))
@@ -243,15 +323,20 @@ static __always_inline enum fp_stat fp_decide(void *ctx, const struct fp_config 
 	    ((pkt->tcp_flags & FP_TCP_SYN) || !(pkt->tcp_flags & (FP_TCP_ACK | FP_TCP_RST))))
 		return FP_STAT_PASS_TCP_FLAGS;
 
+	/* No flow has a key for an interface whose ifindex does not fit one. */
+	if (fwd->ingress > FP_MAX_FLOW_IFINDEX)
+		return FP_STAT_PASS_NO_FLOW;
 	if (pkt->ipv6) {
 		fwd->flow6 = fp_lookup6(pkt, fwd->ingress);
 		if (!fwd->flow6)
 			return FP_STAT_PASS_NO_FLOW;
+		fwd->ctr = &fwd->flow6->ctr;
 		meta = &fwd->flow6->meta;
 	} else {
 		fwd->flow4 = fp_lookup4(pkt, fwd->ingress);
 		if (!fwd->flow4)
 			return FP_STAT_PASS_NO_FLOW;
+		fwd->ctr = &fwd->flow4->ctr;
 		meta = &fwd->flow4->meta;
 	}
 	fwd->meta = meta;
@@ -267,13 +352,12 @@ static __always_inline enum fp_stat fp_decide(void *ctx, const struct fp_config 
 	if (meta->nh_gen != cfg->nh_gen) {
 		__u32 mark = 0;
 
-		if (fwd->flow6) {
+		if ((meta->flags & FP_FLOW_MARK) && !fp_flow_mark(pkt, fwd->ingress, &mark))
+			return FP_STAT_PASS_NO_FLOW; /* being inserted or removed */
+		if (fwd->flow6)
 			fp_fib_params6(&fib, pkt, fwd->flow6, fwd->ingress);
-			mark = fwd->flow6->mark;
-		} else if (fwd->flow4) {
+		else if (fwd->flow4)
 			fp_fib_params4(&fib, pkt, fwd->flow4, fwd->ingress);
-			mark = fwd->flow4->mark;
-		}
 		reason = fp_nexthop_resolve(ctx, &fib, meta, cfg->nh_gen, mark,
 					    fp_kernel & FP_KERNEL_FIB_MARK,
 					    fp_kernel & FP_KERNEL_FIB_MTU);
@@ -284,7 +368,8 @@ static __always_inline enum fp_stat fp_decide(void *ctx, const struct fp_config 
 	 * of the XDP entry point on a port in generic mode. */
 	if (!skb && (meta->nh_flags & FP_NH_SKB_ONLY) && !fp_port_has(fwd->port, FP_PORT_GENERIC))
 		return FP_STAT_PASS_EGRESS;
-	if (!bpf_map_lookup_elem(&fp_tx_ports, &meta->oif))
+	oif = meta->oif;
+	if (!bpf_map_lookup_elem(&fp_tx_ports, &oif))
 		return FP_STAT_PASS_EGRESS;
 	return FP_CONTINUE;
 }
@@ -301,19 +386,19 @@ static __always_inline void fp_rewrite(struct fp_fwd *fwd, struct fp_l4_delta *l
 /* Counts a forwarded packet: @segs segments on the wire, @l3_bytes in all of them. */
 static __always_inline void fp_account(struct fp_fwd *fwd, __u32 segs, __u32 l3_bytes)
 {
-	struct fp_flow_meta *meta = fwd->meta;
+	struct fp_flow_counters *ctr = fwd->ctr;
 
-	meta->last_seen_ns = fwd->now;
+	fwd->meta->last_seen = fwd->now >> FP_STAMP_SHIFT;
 	/* Where the JIT has no 64-bit atomic add (32-bit ARM), one would send the whole
 	 * program to the interpreter: plain adds there. A flow's direction is one CPU's at a
 	 * time (its RX queue's, or its RPS CPU's), so they miss a packet only if two CPUs
 	 * forward the same direction at the same instant, as its traffic moves between them. */
 	if (fp_kernel & FP_KERNEL_JIT_ATOMICS) {
-		__sync_fetch_and_add(&meta->packets, segs);
-		__sync_fetch_and_add(&meta->bytes, l3_bytes);
+		__sync_fetch_and_add(&ctr->packets, segs);
+		__sync_fetch_and_add(&ctr->bytes, l3_bytes);
 	} else {
-		meta->packets += segs;
-		meta->bytes += l3_bytes;
+		ctr->packets += segs;
+		ctr->bytes += l3_bytes;
 	}
 	fp_count(FP_STAT_FORWARDED, 1);
 	fp_count(FP_STAT_FORWARDED_BYTES, l3_bytes);
@@ -331,6 +416,7 @@ static __always_inline int fp_forward_xdp(struct xdp_md *ctx, const struct fp_co
 	struct fp_flow_meta *meta;
 	enum fp_stat reason;
 	__u16 l2_len;
+	__u8 encap;
 
 	reason = fp_parse_l2(data, data_end, frame_len, pkt);
 	if (reason == FP_CONTINUE)
@@ -342,7 +428,7 @@ static __always_inline int fp_forward_xdp(struct xdp_md *ctx, const struct fp_co
 	/* A PPPoE session in or out stays XDP's: the tc hook leaves PPPoE in, and aggregates
 	 * out, to the kernel. */
 	if (reason == FP_CONTINUE && fp_tcp_to_tc(pkt, cfg, fwd.port) && !pkt->pppoe_sid &&
-	    !(fwd.meta->encap & FP_ENCAP_PPPOE))
+	    !(fwd.meta->nh_flags & FP_ENCAP_PPPOE))
 		reason = FP_STAT_PASS_TCP_TO_TC;
 	if (reason != FP_CONTINUE)
 		return fp_pass(reason);
@@ -357,7 +443,8 @@ static __always_inline int fp_forward_xdp(struct xdp_md *ctx, const struct fp_co
 
 	/* A tag or PPPoE header in or out: move the frame's start. Nothing is written yet, so
 	 * a failure still passes the packet as it came. */
-	l2_len = fp_l2_len(meta->encap);
+	encap = meta->nh_flags & FP_ENCAP_MASK;
+	l2_len = fp_l2_len(encap);
 	if (l2_len != pkt->l2_len) {
 		if (bpf_xdp_adjust_head(ctx, (int)pkt->l2_len - (int)l2_len))
 			return fp_pass(FP_STAT_PASS_NO_HEADROOM);
@@ -370,7 +457,7 @@ static __always_inline int fp_forward_xdp(struct xdp_md *ctx, const struct fp_co
 	/* Decided: from here on the packet is forwarded. */
 	fp_rewrite(&fwd, &l4);
 	fp_l4csum_apply(pkt, &l4);
-	if (!fp_l2_write(data, data_end, pkt, meta, meta->encap))
+	if (!fp_l2_write(data, data_end, pkt, meta, encap))
 		return XDP_ABORTED;
 	fp_account(&fwd, 1, pkt->l3_len);
 	return bpf_redirect_map(&fp_tx_ports, meta->oif, 0);
@@ -479,7 +566,7 @@ static __always_inline int fp_forward_tc(struct __sk_buff *skb, const struct fp_
 		reason = fp_decide(skb, cfg, &fwd, true);
 	/* PPPoE out: a packet gets the session header, an aggregate stays with the kernel
 	 * (its segments would each need one, which GSO does not add). */
-	if (reason == FP_CONTINUE && (fwd.meta->encap & FP_ENCAP_PPPOE) && skb->gso_size)
+	if (reason == FP_CONTINUE && (fwd.meta->nh_flags & FP_ENCAP_PPPOE) && skb->gso_size)
 		reason = FP_STAT_PASS_PPPOE;
 	if (reason == FP_CONTINUE && fp_skb_wire_len(skb, pkt) > fwd.meta->mtu)
 		reason = FP_STAT_PASS_MTU;
@@ -493,7 +580,7 @@ static __always_inline int fp_forward_tc(struct __sk_buff *skb, const struct fp_
 	 * Ethernet header. The skb's network header stays on IP, where a driver finishing a
 	 * partial checksum looks (bpf_skb_adjust_room would move it onto the session header).
 	 * Nothing is written yet, so a failure still passes the packet as it came. */
-	if (meta->encap & FP_ENCAP_PPPOE) {
+	if (meta->nh_flags & FP_ENCAP_PPPOE) {
 		if (bpf_skb_change_head(skb, FP_PPPOE_HLEN, 0)) {
 			fp_count(FP_STAT_PASS_NO_HEADROOM, 1);
 			return TC_ACT_UNSPEC;
@@ -508,7 +595,7 @@ static __always_inline int fp_forward_tc(struct __sk_buff *skb, const struct fp_
 	 * kernel's helpers after, as they move the packet's pointers. */
 	csum_off = (void *)pkt->l4csum - data;
 	fp_rewrite(&fwd, &l4);
-	if (!fp_l2_write(data, data_end, pkt, meta, meta->encap & FP_ENCAP_PPPOE))
+	if (!fp_l2_write(data, data_end, pkt, meta, meta->nh_flags & FP_ENCAP_PPPOE))
 		return TC_ACT_SHOT;
 	fp_skb_l4csum_apply(skb, pkt, csum_off, &l4);
 	if (!fp_skb_vlan_write(skb, meta))

@@ -26,6 +26,8 @@
 #define FP_MAP_CPUS	fp_cpus
 #define FP_MAP_STEER	fp_steer
 #define FP_MAP_PORTS	fp_ports
+#define FP_MAP_MARKS4	fp_marks4
+#define FP_MAP_MARKS6	fp_marks6
 #define FP_PROG		xdp_fastpath
 #define FP_PROG_CPU	xdp_fastpath_cpu /* the fastpath, run by a cpumap entry (--steer) */
 #define FP_PROG_TC	xdp_fastpath_tc	 /* the fastpath at the tc ingress hook */
@@ -41,27 +43,32 @@
 
 /*
  * Flow key: one entry per direction of a connection. The ingress interface is part of the
- * key, so a packet with a flow's tuple arriving on another interface never matches.
+ * key, so a packet with a flow's tuple arriving on another interface never matches. It is
+ * 16 bits wide: an IPv4 key of 16 bytes and a value of 56 make an element of the kernel's
+ * hash map fit a 128-byte allocation (see struct fp_flow4); an interface whose ifindex is
+ * larger gets no flows (the daemon does not offload them, the datapath passes its packets).
  * Keys must be zeroed before filling: the padding is hashed too.
  */
+#define FP_MAX_FLOW_IFINDEX 0xffff
+
 struct fp_flow_key4 {
-	__u32 ifindex; /* ingress */
 	__be32 saddr;
 	__be32 daddr;
 	__be16 sport;
 	__be16 dport;
-	__u8 proto; /* IPPROTO_TCP or IPPROTO_UDP */
-	__u8 pad[3];
+	__u16 ifindex; /* ingress */
+	__u8 proto;    /* IPPROTO_TCP or IPPROTO_UDP */
+	__u8 pad;
 };
 
 struct fp_flow_key6 {
-	__u32 ifindex; /* ingress */
 	__be32 saddr[4];
 	__be32 daddr[4];
 	__be16 sport;
 	__be16 dport;
+	__u16 ifindex; /* ingress */
 	__u8 proto;
-	__u8 pad[3];
+	__u8 pad;
 };
 
 /* fp_flow_meta.flags */
@@ -69,48 +76,67 @@ enum {
 	FP_FLOW_SNAT = 1 << 0,	  /* rewrite source address and port */
 	FP_FLOW_DNAT = 1 << 1,	  /* rewrite destination address and port */
 	FP_FLOW_CLOSING = 1 << 2, /* set by the datapath on TCP FIN/RST: pass from now on */
+	FP_FLOW_MARK = 1 << 3,	  /* a conntrack mark, in fp_marks4/6 under the same key */
+};
+
+/* A flow direction's counters: the datapath's alone, the first 16 bytes of its value. */
+struct fp_flow_counters {
+	__u64 packets;
+	__u64 bytes; /* L3 bytes, as conntrack counts them */
 };
 
 /*
- * State common to both families. The next-hop part is a cache filled by the datapath from
- * bpf_fib_lookup(); it is valid only while nh_gen equals fp_config.nh_gen, so a writer
- * (the daemon) invalidates every cached next hop at once by bumping the generation.
- * Userspace inserts entries with nh_gen 0 (unresolved) and never updates them in place:
- * counters belong to the datapath.
+ * The datapath clock (fp_clock_now) in units of 2^30 ns (1.07 s), as fp_flow_meta keeps the
+ * time of a flow's last packet: 16 bits, which wrap every 19.5 hours. Readers take the
+ * difference to their own stamp of now, modulo 2^16 (fp_stamp_age_ns).
+ */
+#define FP_STAMP_SHIFT 30
+
+/*
+ * State common to both families, after the counters; 4-byte aligned, so that the IPv4 NAT
+ * fields follow without padding. The next-hop part is a cache filled by the datapath from
+ * bpf_fib_lookup(); it is valid only while nh_gen equals fp_config.nh_gen, so a writer (the
+ * daemon) invalidates every cached next hop at once by bumping the generation. Userspace
+ * inserts entries with nh_gen 0 (unresolved) and never updates them in place: the counters,
+ * last_seen and the next hop belong to the datapath.
  */
 struct fp_flow_meta {
-	__u64 last_seen_ns; /* the datapath's clock (fp_clock) at the last packet */
-	__u64 packets;
-	__u64 bytes; /* L3 bytes, as conntrack counts them */
-	__u32 oif;   /* egress ifindex */
 	__u32 nh_gen;
+	__u16 oif; /* egress port ifindex (<= FP_MAX_FLOW_IFINDEX) */
+	__u16 mtu; /* egress L3 MTU, less any PPPoE header */
 	__u8 dmac[6];
 	__u8 smac[6];
-	__u16 mtu; /* egress L3 MTU, less any PPPoE header */
-	__u16 flags;
 	__be16 vlan_tci;  /* with FP_ENCAP_VLAN */
 	__be16 pppoe_sid; /* with FP_ENCAP_PPPOE */
-	__u8 encap;	  /* FP_ENCAP_*: headers pushed between Ethernet and IP on egress */
-	__u8 nh_flags;	  /* FP_NH_* */
-	__u8 pad[2];
+	__u16 last_seen;  /* the clock at the last packet, in FP_STAMP_SHIFT units */
+	__u8 flags;	  /* FP_FLOW_* */
+	__u8 nh_flags;	  /* FP_ENCAP_* (the headers pushed below IP) and FP_NH_* */
 };
 
+/*
+ * 56 bytes: with the 16-byte key and the hash map's 48-byte element header, 120, which the
+ * kernel allocates from its 128-byte size class (from 6.1 with an 8-byte list node before
+ * it: 128). Before 6.1 the chain link, the hash and the key share the first cache line of
+ * the allocation, the value has the second; from 6.1 the key's last 8 bytes move into the
+ * second. Either way a lookup and the forwarding it leads to touch two cache lines, where
+ * an element of the 192-byte class took three.
+ */
 struct fp_flow4 {
+	struct fp_flow_counters ctr;
 	struct fp_flow_meta meta;
 	__be32 nat_saddr; /* used with FP_FLOW_SNAT */
 	__be16 nat_sport;
 	__be16 nat_dport; /* used with FP_FLOW_DNAT */
 	__be32 nat_daddr;
-	__u32 mark; /* conntrack mark: the next-hop lookup's fwmark (policy routing) */
 };
 
 struct fp_flow6 {
+	struct fp_flow_counters ctr;
 	struct fp_flow_meta meta;
 	__be32 nat_saddr[4];
 	__be32 nat_daddr[4];
 	__be16 nat_sport;
 	__be16 nat_dport;
-	__u32 mark; /* as in fp_flow4 */
 };
 
 /* fp_config.flags */
@@ -199,18 +225,19 @@ enum {
 	FP_EGRESS_NO_XMIT = 1 << 3,
 };
 
-/* fp_flow_meta.nh_flags */
+/* fp_flow_meta.nh_flags, beside the FP_ENCAP_* bits */
 enum {
 	/* The egress cannot take redirected XDP frames now, but skbs: the tc entry point
 	 * forwards, and so does the XDP entry point of a port in generic mode; that of a port
 	 * in native mode passes. */
-	FP_NH_SKB_ONLY = 1 << 0,
+	FP_NH_SKB_ONLY = 1 << 7,
 };
 
-/* fp_flow_meta.encap: what the datapath pushes below IP on egress */
+/* fp_flow_meta.nh_flags: what the datapath pushes below IP on egress */
 enum {
 	FP_ENCAP_VLAN = 1 << 0,	 /* 802.1Q tag, 4 bytes */
 	FP_ENCAP_PPPOE = 1 << 1, /* PPPoE session and PPP headers, 8 bytes */
+	FP_ENCAP_MASK = FP_ENCAP_VLAN | FP_ENCAP_PPPOE,
 };
 
 #define FP_VLAN_HLEN  4
@@ -319,13 +346,27 @@ enum fp_stat { FP_STATS(FP_STAT_ENUM) FP_STAT_MAX };
 #define FP_STAT_NAME(id, name) [FP_STAT_##id] = name,
 static const char *const fp_stat_names[FP_STAT_MAX] = {FP_STATS(FP_STAT_NAME)};
 #undef FP_STAT_NAME
+
+/* How long before @now_ns (the datapath's clock) a flow's last_seen @stamp was taken, to a
+ * stamp's precision; ages of 19.5 hours and more wrap round. */
+static inline __u64 fp_stamp_age_ns(__u64 now_ns, __u16 stamp)
+{
+	return (__u64)(__u16)((now_ns >> FP_STAMP_SHIFT) - stamp) << FP_STAMP_SHIFT;
+}
 #endif
 
-_Static_assert(sizeof(struct fp_flow_key4) == 20, "fp_flow_key4 layout");
-_Static_assert(sizeof(struct fp_flow_key6) == 44, "fp_flow_key6 layout");
-_Static_assert(sizeof(struct fp_flow_meta) == 56, "fp_flow_meta layout");
-_Static_assert(sizeof(struct fp_flow4) == 72, "fp_flow4 layout");
-_Static_assert(sizeof(struct fp_flow6) == 96, "fp_flow6 layout");
+_Static_assert(sizeof(struct fp_flow_key4) == 16, "fp_flow_key4 layout");
+_Static_assert(sizeof(struct fp_flow_key6) == 40, "fp_flow_key6 layout");
+/* The datapath writes keys a 32-bit word at a time: addresses, ports, then the rest. */
+_Static_assert(__builtin_offsetof(struct fp_flow_key4, sport) == 8 &&
+		       __builtin_offsetof(struct fp_flow_key4, ifindex) == 12 &&
+		       __builtin_offsetof(struct fp_flow_key6, sport) == 32 &&
+		       __builtin_offsetof(struct fp_flow_key6, ifindex) == 36,
+	       "flow keys by the word");
+_Static_assert(sizeof(struct fp_flow_counters) == 16, "fp_flow_counters layout");
+_Static_assert(sizeof(struct fp_flow_meta) == 28, "fp_flow_meta layout");
+_Static_assert(sizeof(struct fp_flow4) == 56, "fp_flow4 layout");
+_Static_assert(sizeof(struct fp_flow6) == 80, "fp_flow6 layout");
 _Static_assert(sizeof(struct fp_ingress_key) == 8, "fp_ingress_key layout");
 _Static_assert(sizeof(struct fp_ingress) == 16, "fp_ingress layout");
 _Static_assert(sizeof(struct fp_egress) == 24, "fp_egress layout");

@@ -50,6 +50,11 @@ static int resolve_ifaces(int argc, char **argv, struct iface *ifs)
 			fp_err("%s: no such interface (see 'ip link show')", argv[i]);
 			return -ENODEV;
 		}
+		if (ifs[i].ifindex > FP_MAX_FLOW_IFINDEX) {
+			fp_err("%s: its ifindex %u is larger than the flow keys hold (%u)", argv[i],
+			       ifs[i].ifindex, FP_MAX_FLOW_IFINDEX);
+			return -ERANGE;
+		}
 		for (int j = 0; j < i; j++) {
 			if (ifs[j].ifindex == ifs[i].ifindex) {
 				fp_err("%s: named twice", argv[i]);

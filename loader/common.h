@@ -47,6 +47,7 @@ struct fp_instance {
 	int ingress_fd, egress_fd, fdb_fd; /* layer 2 below routed interfaces (topology.c) */
 	int cpus_fd, steer_fd;		   /* --steer's cpumap and CPU list (steer.c) */
 	int ports_fd;			   /* FP_PORT_* of attached ports (hooks.c) */
+	int marks4_fd, marks6_fd;	   /* conntrack marks of marked flows (flowmap.c) */
 };
 
 /* Errors: one line on stderr, "xdp-fastpath: ...". */

@@ -34,15 +34,18 @@ struct fp_conn {
 	uint32_t ingress[2];	 /* ifindex each direction arrives on; 0: not offloaded */
 	uint32_t gen;		 /* the dump generation that last saw it */
 	uint32_t mark;		 /* conntrack mark, the flows' fwmark for next-hop lookups */
-	uint32_t last_active_s;	 /* newest last_seen of its flow entries (monotonic seconds) */
+	uint32_t last_active_s;	 /* last packet the datapath forwarded (monotonic seconds) */
 	uint32_t last_refresh_s; /* conntrack timeout last refreshed */
 	uint16_t sport[2];	 /* per direction, network order */
 	uint16_t dport[2];
 	uint8_t family, proto;
-	uint8_t doomed; /* to be removed after the current walk */
-	uint8_t polled; /* sends no events: checked with GETs (see ctsync_scan) */
-	uint8_t fenced; /* in the kernel since a firewall change (ctsync_fence_all) */
-	uint8_t pad;
+	uint8_t doomed : 1; /* to be removed after the current walk */
+	uint8_t polled : 1; /* sends no events: checked with GETs (see ctsync_scan) */
+	uint8_t fenced : 1; /* in the kernel since a firewall change (ctsync_fence_all) */
+	/* The low byte of each flow entry's last_seen at the last scan: it changes only when
+	 * the datapath forwards a packet (a packet exactly 256 stamps, 4.6 min, after the one
+	 * before goes unseen, as if the flow had been idle until its next packet). */
+	uint8_t seen_stamp[2];
 	uint16_t poll_slot; /* spreads the polled records over scans (modulo their stride) */
 	uint32_t addr[];    /* src and dst of the original, then of the reply direction */
 };

@@ -140,7 +140,7 @@ static void conn_flow(const struct fp_conn *c, int dir, union fp_flow_key *key,
 		      union fp_flow_value *value)
 {
 	struct fp_tuple in, other;
-	uint16_t flags = 0;
+	uint8_t flags = 0;
 
 	conn_tuple(c, dir, &in);
 	conn_tuple(c, !dir, &other);
@@ -153,15 +153,15 @@ static void conn_flow(const struct fp_conn *c, int dir, union fp_flow_key *key,
 		flags |= FP_FLOW_SNAT;
 	if (memcmp(in.dst, other.src, sizeof(in.dst)) || in.dport != other.sport)
 		flags |= FP_FLOW_DNAT;
+	if (c->mark)
+		flags |= FP_FLOW_MARK;
 	if (in.family == AF_INET) {
-		value->v4.mark = c->mark;
 		value->v4.meta.flags = flags;
 		value->v4.nat_saddr = other.dst[0];
 		value->v4.nat_sport = other.dport;
 		value->v4.nat_daddr = other.src[0];
 		value->v4.nat_dport = other.sport;
 	} else {
-		value->v6.mark = c->mark;
 		value->v6.meta.flags = flags;
 		memcpy(value->v6.nat_saddr, other.dst, 16);
 		value->v6.nat_sport = other.dport;
@@ -180,7 +180,7 @@ static void conn_delete_flows(struct fp_ctsync *cs, const struct fp_conn *c)
 		if (!c->ingress[dir])
 			continue;
 		conn_flow(c, dir, &key, &value);
-		fp_flow_delete(cs->inst, c->family, &key);
+		fp_flow_delete(cs->inst, c->family, &key, c->mark);
 	}
 }
 
@@ -223,7 +223,7 @@ static bool conn_insert_flow(struct fp_ctsync *cs, struct fp_conn *c, int dir, u
 
 	c->ingress[dir] = ingress;
 	conn_flow(c, dir, &key, &value);
-	err = fp_flow_insert(cs->inst, c->family, &key, &value);
+	err = fp_flow_insert(cs->inst, c->family, &key, &value, c->mark);
 	if (err == -E2BIG || err == -ENOMEM) {
 		cs->state->table_full++;
 	} else if (err && err != -EEXIST) {
@@ -502,13 +502,21 @@ static int scan_flow(int family, const union fp_flow_key *key, const union fp_fl
 	c = conntable_find(&sc->cs->table, &tuple, &dir);
 	if (!c || c->ingress[dir] != ingress) {
 		/* Not ours: left by a daemon that died, for a connection that is gone. */
-		fp_flow_delete(sc->cs->inst, family, key);
+		fp_flow_delete(sc->cs->inst, family, key, meta->flags & FP_FLOW_MARK);
 		return 0;
 	}
 	if (meta->flags & FP_FLOW_CLOSING)
 		c->doomed = 1;
-	if (meta->last_seen_ns / NSEC > c->last_active_s)
-		c->last_active_s = meta->last_seen_ns / NSEC;
+	/* A new stamp since the last scan: a packet, as old as the stamp says. Only then,
+	 * as a stamp left alone wraps round to look new every 19.5 hours. */
+	if ((uint8_t)meta->last_seen != c->seen_stamp[dir]) {
+		uint64_t age_ns = fp_stamp_age_ns(sc->now, meta->last_seen);
+		uint32_t last_s = sc->now > age_ns ? (sc->now - age_ns) / NSEC : 0;
+
+		c->seen_stamp[dir] = meta->last_seen;
+		if (last_s > c->last_active_s)
+			c->last_active_s = last_s;
+	}
 	return 0;
 }
 

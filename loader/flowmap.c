@@ -61,15 +61,33 @@ void fp_key_to_tuple(int family, const union fp_flow_key *key, struct fp_tuple *
 	}
 }
 
-int fp_flow_insert(const struct fp_instance *inst, int family, const union fp_flow_key *key,
-		   const union fp_flow_value *value)
+static int marks_fd(const struct fp_instance *inst, int family)
 {
-	return bpf_map_update_elem(map_fd(inst, family), key, value, BPF_NOEXIST) ? -errno : 0;
+	return family == AF_INET ? inst->marks4_fd : inst->marks6_fd;
 }
 
-int fp_flow_delete(const struct fp_instance *inst, int family, const union fp_flow_key *key)
+int fp_flow_insert(const struct fp_instance *inst, int family, const union fp_flow_key *key,
+		   const union fp_flow_value *value, uint32_t mark)
 {
-	return bpf_map_delete_elem(map_fd(inst, family), key) ? -errno : 0;
+	int err;
+
+	/* The mark first: the datapath passes a marked flow's packets while it has none. */
+	if (mark && bpf_map_update_elem(marks_fd(inst, family), key, &mark, BPF_ANY))
+		return -errno;
+	err = bpf_map_update_elem(map_fd(inst, family), key, value, BPF_NOEXIST) ? -errno : 0;
+	if (err && err != -EEXIST && mark)
+		bpf_map_delete_elem(marks_fd(inst, family), key);
+	return err;
+}
+
+int fp_flow_delete(const struct fp_instance *inst, int family, const union fp_flow_key *key,
+		   bool marked)
+{
+	int err = bpf_map_delete_elem(map_fd(inst, family), key) ? -errno : 0;
+
+	if (marked)
+		bpf_map_delete_elem(marks_fd(inst, family), key);
+	return err;
 }
 
 /* Entry by entry, for kernels or maps without batch lookups. */
@@ -164,7 +182,7 @@ static int delete_matching(int family, const union fp_flow_key *key,
 
 	if (!dc->all && ingress != dc->ifindex && !(meta->nh_gen && meta->oif == dc->ifindex))
 		return 0;
-	if (fp_flow_delete(dc->inst, family, key) == 0)
+	if (fp_flow_delete(dc->inst, family, key, meta->flags & FP_FLOW_MARK) == 0)
 		dc->deleted++;
 	return 0;
 }

@@ -51,6 +51,8 @@ static const struct {
 	{FP_NAME(FP_MAP_CPUS), offsetof(struct fp_instance, cpus_fd)},
 	{FP_NAME(FP_MAP_STEER), offsetof(struct fp_instance, steer_fd)},
 	{FP_NAME(FP_MAP_PORTS), offsetof(struct fp_instance, ports_fd)},
+	{FP_NAME(FP_MAP_MARKS4), offsetof(struct fp_instance, marks4_fd)},
+	{FP_NAME(FP_MAP_MARKS6), offsetof(struct fp_instance, marks6_fd)},
 };
 #define NR_INSTANCE_MAPS (sizeof(instance_maps) / sizeof(instance_maps[0]))
 
@@ -144,6 +146,28 @@ static void set_name(struct fp_instance *inst, const char *pin_dir)
 		*map_fd(inst, i) = -1;
 }
 
+/* Whether the pinned flow maps have this build's keys and values. */
+static bool flow_maps_match(const struct fp_instance *inst)
+{
+	const struct {
+		int fd;
+		uint32_t key_size, value_size;
+	} maps[] = {
+		{inst->flows4_fd, sizeof(struct fp_flow_key4), sizeof(struct fp_flow4)},
+		{inst->flows6_fd, sizeof(struct fp_flow_key6), sizeof(struct fp_flow6)},
+	};
+
+	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++) {
+		struct bpf_map_info info = {};
+		uint32_t len = sizeof(info);
+
+		if (bpf_obj_get_info_by_fd(maps[i].fd, &info, &len) == 0 &&
+		    (info.key_size != maps[i].key_size || info.value_size != maps[i].value_size))
+			return false;
+	}
+	return true;
+}
+
 /* Opens a pinned instance; -ENOENT when there is none. */
 int fp_instance_open(struct fp_instance *inst, const char *pin_dir)
 {
@@ -177,6 +201,13 @@ int fp_instance_open(struct fp_instance *inst, const char *pin_dir)
 			fp_instance_close(inst);
 			return err == -ENOENT ? -EBADF : err;
 		}
+	}
+	if (!flow_maps_match(inst)) {
+		fp_err("%s was made by another version of xdp-fastpath (its flow entries differ): "
+		       "remove it with 'xdp-fastpath detach' and attach again",
+		       pin_dir);
+		fp_instance_close(inst);
+		return -EBADF;
 	}
 	return 0;
 }
@@ -243,6 +274,9 @@ int fp_instance_create(struct fp_instance *inst, const struct fp_options *opt)
 	}
 	bpf_map__set_max_entries(skel->maps.fp_flows4, opt->flows);
 	bpf_map__set_max_entries(skel->maps.fp_flows6, opt->flows);
+	/* Every flow may have a mark (mwan3 marks them all). */
+	bpf_map__set_max_entries(skel->maps.fp_marks4, opt->flows);
+	bpf_map__set_max_entries(skel->maps.fp_marks6, opt->flows);
 	/* Without --steer, cpumap entries that can run no program: generic XDP before 5.15
 	 * takes no program using a cpumap whose entries could (EINVAL). */
 	if (!opt->steer)

@@ -60,8 +60,10 @@ static void list_keyed(struct fp_ports *p, bool sync_topology)
 		if (err)
 			p->topology_changed = true;
 	}
+	/* An upper device whose ifindex no flow key holds keeps its connections. */
 	for (int i = 0; t && i < t->nr_served && p->nr_keyed < FP_MAX_IFACES; i++)
-		if (!listed(p->keyed, p->nr_keyed, t->served[i]))
+		if (t->served[i] <= FP_MAX_FLOW_IFINDEX &&
+		    !listed(p->keyed, p->nr_keyed, t->served[i]))
 			p->keyed[p->nr_keyed++] = t->served[i];
 	same = nr_was == p->nr_keyed;
 	for (int i = 0; same && i < nr_was; i++)

@@ -166,6 +166,8 @@ void fx_reset(void)
 
 	clear_map(fx.skel->maps.fp_flows4, sizeof(struct fp_flow_key4));
 	clear_map(fx.skel->maps.fp_flows6, sizeof(struct fp_flow_key6));
+	clear_map(fx.skel->maps.fp_marks4, sizeof(struct fp_flow_key4));
+	clear_map(fx.skel->maps.fp_marks6, sizeof(struct fp_flow_key6));
 	clear_map(fx.skel->maps.fp_ingress, sizeof(struct fp_ingress_key));
 	clear_map(fx.skel->maps.fp_egress, sizeof(uint32_t));
 	clear_map(fx.skel->maps.fp_fdb, sizeof(struct fp_fdb_key));
@@ -219,6 +221,12 @@ void fx_add_flow6(const struct fp_flow_key6 *key, const struct fp_flow6 *flow)
 {
 	if (bpf_map_update_elem(bpf_map__fd(fx.skel->maps.fp_flows6), key, flow, 0))
 		DIE("flow6 insert: %s", strerror(errno));
+}
+
+void fx_set_mark4(const struct fp_flow_key4 *key, uint32_t mark)
+{
+	if (bpf_map_update_elem(bpf_map__fd(fx.skel->maps.fp_marks4), key, &mark, 0))
+		DIE("mark4 insert: %s", strerror(errno));
 }
 
 bool fx_get_flow4(const struct fp_flow_key4 *key, struct fp_flow4 *flow)

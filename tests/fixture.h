@@ -76,6 +76,8 @@ void fx_set_config(const struct fp_config *cfg);
 void fx_get_config(struct fp_config *cfg);
 void fx_add_flow4(const struct fp_flow_key4 *key, const struct fp_flow4 *flow);
 void fx_add_flow6(const struct fp_flow_key6 *key, const struct fp_flow6 *flow);
+/* The conntrack mark of a flow with FP_FLOW_MARK (fp_marks4). */
+void fx_set_mark4(const struct fp_flow_key4 *key, uint32_t mark);
 bool fx_get_flow4(const struct fp_flow_key4 *key, struct fp_flow4 *flow);
 bool fx_get_flow6(const struct fp_flow_key6 *key, struct fp_flow6 *flow);
 void fx_del_tx_port(int ifindex);

@@ -11,6 +11,12 @@ no_state() { # nothing attached, nothing pinned, no daemon
 
 check "unknown interface" tb_expect_error 1 "nosuch0: no such interface" fastpath attach r0 nosuch0
 check "... changes nothing" no_state
+# A flow key holds 16 bits of ifindex; namespaces that live long get larger ones.
+ip -n "$TB_RTR" link add big0 index 70000 type veth peer name big1
+check "an ifindex no flow key holds" \
+	tb_expect_error 1 "big0: its ifindex 70000 is larger than the flow keys hold" \
+	fastpath attach r0 big0
+check "... changes nothing" no_state
 ip -n "$TB_RTR" link add brx type bridge
 check "a bridge, not its ports" tb_expect_error 1 "brx is a bridge: attach to its ports instead" \
 	fastpath attach r0 brx

@@ -31,7 +31,14 @@ void fuzz_flow_maps(struct fp_instance *inst)
 	inst->flows6_fd =
 		bpf_map_create(BPF_MAP_TYPE_HASH, "fuzz_flows6", sizeof(struct fp_flow_key6),
 			       sizeof(struct fp_flow6), FUZZ_FLOWS, &opts);
-	if (inst->flows4_fd < 0 || inst->flows6_fd < 0)
+	inst->marks4_fd =
+		bpf_map_create(BPF_MAP_TYPE_HASH, "fuzz_marks4", sizeof(struct fp_flow_key4),
+			       sizeof(uint32_t), FUZZ_FLOWS, &opts);
+	inst->marks6_fd =
+		bpf_map_create(BPF_MAP_TYPE_HASH, "fuzz_marks6", sizeof(struct fp_flow_key6),
+			       sizeof(uint32_t), FUZZ_FLOWS, &opts);
+	if (inst->flows4_fd < 0 || inst->flows6_fd < 0 || inst->marks4_fd < 0 ||
+	    inst->marks6_fd < 0)
 		fuzz_fail("cannot create the flow maps (root?)");
 }
 
@@ -54,6 +61,12 @@ size_t fuzz_flow_entries(const struct fp_instance *inst)
 {
 	return map_entries(inst->flows4_fd, sizeof(struct fp_flow_key4)) +
 	       map_entries(inst->flows6_fd, sizeof(struct fp_flow_key6));
+}
+
+size_t fuzz_mark_entries(const struct fp_instance *inst)
+{
+	return map_entries(inst->marks4_fd, sizeof(struct fp_flow_key4)) +
+	       map_entries(inst->marks6_fd, sizeof(struct fp_flow_key6));
 }
 
 /* 198.18.0.0/16 and 2001:2:0:1::/64 are behind the LAN port; 198.19.0.0/16 and

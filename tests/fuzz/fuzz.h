@@ -15,6 +15,7 @@ void fuzz_quiet(void);
 /* Creates inst's flow maps: real BPF hash maps like the datapath's. Needs root. */
 void fuzz_flow_maps(struct fp_instance *inst);
 size_t fuzz_flow_entries(const struct fp_instance *inst);
+size_t fuzz_mark_entries(const struct fp_instance *inst); /* fp_marks4 and fp_marks6 */
 void fuzz_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
 #endif

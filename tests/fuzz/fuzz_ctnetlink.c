@@ -82,6 +82,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 struct mirror {
 	size_t directions;
+	size_t marked; /* directions of connections with a mark */
 };
 
 static void check_record(struct fp_conn *c, void *arg)
@@ -93,6 +94,7 @@ static void check_record(struct fp_conn *c, void *arg)
 		union fp_flow_value value;
 		int family = c->family;
 		struct fp_tuple tuple;
+		uint8_t flags;
 
 		if (!c->ingress[dir])
 			continue;
@@ -102,6 +104,18 @@ static void check_record(struct fp_conn *c, void *arg)
 		if (bpf_map_lookup_elem(family == AF_INET ? inst.flows4_fd : inst.flows6_fd, &key,
 					&value))
 			fuzz_fail("a record's direction %d has no flow entry", dir);
+		flags = family == AF_INET ? value.v4.meta.flags : value.v6.meta.flags;
+		if (!c->mark != !(flags & FP_FLOW_MARK))
+			fuzz_fail("mark %#x, and the flow entry's flag says otherwise", c->mark);
+		if (c->mark) {
+			uint32_t mark = 0;
+
+			m->marked++;
+			if (bpf_map_lookup_elem(family == AF_INET ? inst.marks4_fd : inst.marks6_fd,
+						&key, &mark) ||
+			    mark != c->mark)
+				fuzz_fail("mark %#x, in the side map %#x", c->mark, mark);
+		}
 	}
 }
 
@@ -117,10 +131,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (fuzz_flow_entries(&inst) != m.directions)
 		fuzz_fail("%zu flow entries for %zu offloaded directions", fuzz_flow_entries(&inst),
 			  m.directions);
+	if (fuzz_mark_entries(&inst) != m.marked)
+		fuzz_fail("%zu marks for %zu marked directions", fuzz_mark_entries(&inst),
+			  m.marked);
 	ctsync_drop_all(&cs);
-	if (cs.table.count || fuzz_flow_entries(&inst))
-		fuzz_fail("drop_all left %zu records and %zu entries", cs.table.count,
-			  fuzz_flow_entries(&inst));
+	if (cs.table.count || fuzz_flow_entries(&inst) || fuzz_mark_entries(&inst))
+		fuzz_fail("drop_all left %zu records, %zu entries and %zu marks", cs.table.count,
+			  fuzz_flow_entries(&inst), fuzz_mark_entries(&inst));
 	cs.polled = 0;
 	cs.next_poll_slot = 0;
 	return 0;
