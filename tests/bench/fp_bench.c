@@ -25,6 +25,11 @@
  *        UPDATE event), so this measures its event-to-map-entry rate. With the instance's
  *        PINDIR, it then polls the daemon's counters every millisecond and prints
  *        "offloaded N in T s" (T from the first entry created).
+ *   fp-bench map-memory N KEY_SIZE VALUE_SIZE
+ *        the kernel memory a hash map like the flow maps (BPF_F_NO_PREALLOC) takes per
+ *        entry as allocated, not as accounted: the growth of the slab (/proc/meminfo) from
+ *        inserting N entries into an empty map, divided by N; prints "bytes_per_entry B".
+ *        The bucket array is allocated with the map, before the first reading.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -343,8 +348,54 @@ static int ct_burst(char **argv, const char *pin_dir)
 	return failed ? 1 : 0;
 }
 
+/* The kernel's slab objects in use, in bytes: the sum of active objects times their size
+ * over /proc/slabinfo, so that objects put into slabs already there count too. */
+static long long slab_bytes(void)
+{
+	FILE *f = fopen("/proc/slabinfo", "r");
+	long long total = 0, active, size;
+	char line[512], name[64];
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63s %lld %*d %lld", name, &active, &size) == 3)
+			total += active * size;
+	fclose(f);
+	return total;
+}
+
+static int map_memory(char **argv)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_NO_PREALLOC);
+	uint32_t n = strtoul(argv[0], NULL, 0), key_size = strtoul(argv[1], NULL, 0),
+		 value_size = strtoul(argv[2], NULL, 0);
+	uint8_t key[64] = {0}, value[128] = {0};
+	long long before, after;
+	int fd;
+
+	if (!n || key_size < sizeof(n) || key_size > sizeof(key) || value_size > sizeof(value))
+		return die("map-memory: sizes");
+	fd = bpf_map_create(BPF_MAP_TYPE_HASH, "fp_bench_mem", key_size, value_size, n, &opts);
+	if (fd < 0)
+		return die("map-memory: map");
+	sleep(2); /* for maps freed just before (after an RCU grace period) to be gone */
+	before = slab_bytes();
+	for (uint32_t i = 0; i < n; i++) {
+		memcpy(key, &i, sizeof(i));
+		if (bpf_map_update_elem(fd, key, value, BPF_NOEXIST))
+			return die("map-memory: insert");
+	}
+	after = slab_bytes();
+	printf("bytes_per_entry %.1f\n", (double)(after - before) / n);
+	close(fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 5 && !strcmp(argv[1], "map-memory"))
+		return map_memory(argv + 2);
 	if (argc == 4 && !strcmp(argv[1], "sink")) {
 		bench__destroy(attach(argv[2], argv[3], 0));
 		return 0;

@@ -106,6 +106,12 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2fx", a / b; els
 	echo
 	echo "## Cost, memory, setup"
 	echo
+	if grep -q alloc_bytes_ extra.txt; then
+		echo "- Kernel memory per flow direction as allocated (slab objects in use, 500k" \
+			"entries in a map like the flow maps):" \
+			"$(tr ' ' '\n' <extra.txt | sed -n 's/^alloc_bytes_\(.*\)=\(.*\)/\1 \2 bytes/p' |
+				paste -sd, - | sed 's/,/, /g')."
+	fi
 	for n in $(awk -F, 'NR > 1 { print $1 }' raw.csv | sort -nu); do
 		ns=$(tr ' ' '\n' <extra.txt | sed -n "s/^ns_per_packet_${n}_[0-9]*=//p" | sort -n |
 			awk '{ v[NR] = $1 } END { printf "%.1f", v[int((NR + 1) / 2)] }')

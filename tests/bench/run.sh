@@ -24,6 +24,8 @@
 #   BENCH_PPS=1 (0: only TCP)  BENCH_BURST=65536 (conntrack entries created at once; 0: none)
 #   BENCH_STEER="all 1" (also measure xdp-fastpath --steer and --steer=1 in each round;
 #                        "" for neither; the default on one CPU)
+#   BENCH_MEM_LAYOUTS="ipv4:16:56 ..."  flow entry layouts (name:key:value bytes) whose kernel
+#                        memory per entry as allocated is measured first; "" for none
 #   BENCH_OUT=build/bench     results.md, raw.csv, pps.png
 set -u
 cd "$(dirname "$0")/../.." || exit 2
@@ -153,6 +155,16 @@ echo "flows,round,path,pps" >"$RAW"
 # here: about a fifth of the CPU in a profile), so it is on only while the program's own
 # cost is measured, never while a packet rate is.
 sysctl -qw kernel.bpf_stats_enabled=0
+
+# Kernel memory per flow direction as allocated (slab objects), for this build's flow
+# entries and for those before 2026-12-03 (20/72 and 44/96 bytes), 500k entries each.
+MEM_LAYOUTS=${BENCH_MEM_LAYOUTS-"ipv4:16:56 ipv6:40:80 ipv4_before:20:72 ipv6_before:44:96"}
+for layout in $MEM_LAYOUTS; do
+	IFS=: read -r name ksize vsize <<<"$layout"
+	b=$("$BENCH" map-memory 500000 "$ksize" "$vsize" | awk '{ print $2 }')
+	log "flow map memory, $name (key $ksize, value $vsize bytes): $b bytes per entry"
+	echo "alloc_bytes_$name=$b" >>"$OUT/extra.txt"
+done
 [ "${BENCH_PPS:-1}" = 1 ] || FLOWS=""
 for n in $FLOWS; do
 	log "$n flows: establishing through the kernel"
