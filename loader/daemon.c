@@ -184,8 +184,10 @@ static void warn_if_late(struct daemon *d, uint64_t scan_start, uint64_t now)
 {
 	uint64_t gap = now - d->last_heartbeat_ns, lease = (uint64_t)d->opt->lease_s * NSEC;
 
+	/* Never logged yet: a router is often less than a minute up (CLOCK_MONOTONIC) when
+	 * its first heartbeat is late. */
 	if (d->last_heartbeat_ns && lease && gap > lease / 2 &&
-	    now - d->late_logged_ns > 60 * NSEC) {
+	    (!d->late_logged_ns || now - d->late_logged_ns > 60 * NSEC)) {
 		fp_log(LOG_WARNING,
 		       "heartbeats %.1f s apart (this scan took %.1f s), against a lease of %u s",
 		       (double)gap / NSEC, (double)(now - scan_start) / NSEC, d->opt->lease_s);
