@@ -333,7 +333,8 @@ int cmd_status(int argc, char **argv, struct fp_options *opt)
 	}
 	printf("%s\n", nr_ports ? "" : " none");
 	if (pid > 0)
-		printf("daemon      running, pid %d\n", pid);
+		printf("daemon      running, pid %d, %llu scans\n", pid,
+		       (unsigned long long)ds.scans);
 	else
 		printf("daemon      not running: traffic is on the kernel path%s\n",
 		       cfg.lease_ns ? "" : " (no lease: flows stay offloaded)");
