@@ -27,8 +27,9 @@
  *        "offloaded N in T s" (T from the first entry created).
  *   fp-bench map-memory N KEY_SIZE VALUE_SIZE
  *        the kernel memory a hash map like the flow maps (BPF_F_NO_PREALLOC) takes per
- *        entry as allocated, not as accounted: the growth of the slab (/proc/meminfo) from
- *        inserting N entries into an empty map, divided by N; prints "bytes_per_entry B".
+ *        entry as allocated, not as accounted: the growth of the slab objects in use
+ *        (/proc/slabinfo) from inserting N entries into an empty map, divided by N; prints
+ *        "bytes_per_entry B".
  *        The bucket array is allocated with the map, before the first reading.
  */
 #include <arpa/inet.h>
