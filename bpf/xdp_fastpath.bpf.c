@@ -305,7 +305,6 @@ struct fp_fwd {
 static __always_inline enum fp_stat fp_decide(void *ctx, const struct fp_config *cfg,
 					      struct fp_fwd *fwd, bool skb)
 {
-	struct bpf_fib_lookup fib = {};
 	struct fp_pkt *pkt = &fwd->pkt;
 	struct fp_flow_meta *meta;
 	enum fp_stat reason;
@@ -350,6 +349,8 @@ static __always_inline enum fp_stat fp_decide(void *ctx, const struct fp_config 
 		return FP_STAT_PASS_CLOSING;
 
 	if (meta->nh_gen != cfg->nh_gen) {
+		/* Zeroed here, not for every packet: most find their next hop cached. */
+		struct bpf_fib_lookup fib = {};
 		__u32 mark = 0;
 
 		if ((meta->flags & FP_FLOW_MARK) && !fp_flow_mark(pkt, fwd->ingress, &mark))
