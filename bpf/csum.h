@@ -37,15 +37,18 @@ static __always_inline __u16 csum_apply(__u16 check, __u32 delta)
 	return ~csum_fold((__u16)~check + delta);
 }
 
-/* True if the 20-byte IPv4 header at @iph (no options) carries a valid checksum. */
+/* True if the 20-byte IPv4 header at @iph (no options) carries a valid checksum. Summed
+ * by 32-bit words, half the loads of 16-bit ones: the folded sum is the same (RFC 1071). */
 static __always_inline bool csum_ipv4_header_ok(const void *iph)
 {
-	const __u16 *word = iph;
-	__u32 sum = 0;
+	const __u32 *word = iph;
+	__u64 sum = 0;
 
 #pragma unroll
-	for (int i = 0; i < 10; i++)
+	for (int i = 0; i < 5; i++)
 		sum += word[i];
+	sum = (sum & 0xffffffff) + (sum >> 32); /* five words: at most 35 bits, then 33 */
+	sum = (sum & 0xffffffff) + (sum >> 32);
 	return csum_fold(sum) == 0xffff;
 }
 
