@@ -39,10 +39,15 @@ static __always_inline void fp_update_l4csum(struct fp_pkt *pkt, __u32 delta)
 	*pkt->l4csum = csum_apply(check, delta);
 }
 
-/* The 16-bit word holding TTL and protocol, as the IPv4 header checksum sees it. */
-static __always_inline __u16 fp_ttl_word(const struct iphdr *iph)
+/*
+ * The 16-bit word holding TTL and protocol, as the IPv4 header checksum sees it. The TTL is
+ * its first byte and at least 2 here (fp_decide passes less), so the word with the TTL one
+ * less is a subtraction without borrow. It is computed, not read back after a byte store:
+ * a 16-bit load cannot be forwarded from a narrower store in flight and waits for it.
+ */
+static __always_inline __u16 *fp_ttl_word(struct iphdr *iph)
 {
-	return *(const __u16 *)&iph->ttl;
+	return (__u16 *)&iph->ttl;
 }
 
 static __always_inline void fp_rewrite4(struct fp_pkt *pkt, const struct fp_flow4 *flow,
@@ -50,7 +55,8 @@ static __always_inline void fp_rewrite4(struct fp_pkt *pkt, const struct fp_flow
 {
 	struct iphdr *iph = pkt->l3;
 	__u32 l3_delta = 0, l4_delta = 0;
-	__u16 old_ttl_word = fp_ttl_word(iph);
+	__u16 old_ttl_word = *fp_ttl_word(iph);
+	__u16 new_ttl_word = old_ttl_word - bpf_htons(0x0100);
 
 	if (flow->meta.flags & FP_FLOW_SNAT) {
 		l3_delta = csum_delta32(l3_delta, iph->saddr, flow->nat_saddr);
@@ -69,8 +75,8 @@ static __always_inline void fp_rewrite4(struct fp_pkt *pkt, const struct fp_flow
 	l4->ports = l4_delta;
 	l4->hop_limit = 0;
 
-	iph->ttl--;
-	l3_delta = csum_delta16(l3_delta, old_ttl_word, fp_ttl_word(iph));
+	*fp_ttl_word(iph) = new_ttl_word;
+	l3_delta = csum_delta16(l3_delta, old_ttl_word, new_ttl_word);
 	iph->check = csum_apply(iph->check, l3_delta);
 }
 
@@ -82,17 +88,19 @@ static __always_inline __u32 fp_addr6_delta(__u32 delta, const __be32 *old, cons
 	return delta;
 }
 
-/* The 16-bit word holding next header and hop limit. */
-static __always_inline __u16 fp_hop_word(const struct ipv6hdr *ip6h)
+/* The 16-bit word holding next header and hop limit: the hop limit (at least 2 here) is
+ * its second byte, one less as for the TTL. */
+static __always_inline __u16 *fp_hop_word(struct ipv6hdr *ip6h)
 {
-	return *(const __u16 *)&ip6h->nexthdr;
+	return (__u16 *)&ip6h->nexthdr;
 }
 
 static __always_inline void fp_rewrite6(struct fp_pkt *pkt, const struct fp_flow6 *flow,
 					struct fp_l4_delta *l4)
 {
 	struct ipv6hdr *ip6h = pkt->l3;
-	__u16 old_hop_word = fp_hop_word(ip6h);
+	__u16 old_hop_word = *fp_hop_word(ip6h);
+	__u16 new_hop_word = old_hop_word - bpf_htons(0x0001);
 
 	l4->pseudo = 0;
 	l4->ports = 0;
@@ -110,8 +118,8 @@ static __always_inline void fp_rewrite6(struct fp_pkt *pkt, const struct fp_flow
 		__builtin_memcpy(&ip6h->daddr, flow->nat_daddr, sizeof(ip6h->daddr));
 		pkt->ports[1] = flow->nat_dport;
 	}
-	ip6h->hop_limit--; /* IPv6 has no header checksum */
-	l4->hop_limit = csum_delta16(0, old_hop_word, fp_hop_word(ip6h));
+	*fp_hop_word(ip6h) = new_hop_word; /* IPv6 has no header checksum */
+	l4->hop_limit = csum_delta16(0, old_hop_word, new_hop_word);
 }
 
 /* An XDP frame's checksum is complete: the deltas go into the field as they are. IPv4's
