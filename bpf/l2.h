@@ -39,10 +39,13 @@ struct {
 	__type(value, struct fp_fdb_port);
 } FP_MAP_FDB SEC(".maps");
 
+/* By 16-bit words: an Ethernet header's addresses are 2-byte aligned, not 4-byte (the IP
+ * header after it is, on architectures that need it: NET_IP_ALIGN). */
 static __always_inline bool fp_mac_equal(const __u8 *a, const __u8 *b)
 {
-	return *(const __u32 *)a == *(const __u32 *)b &&
-	       *(const __u16 *)(a + 4) == *(const __u16 *)(b + 4);
+	const __u16 *x = (const __u16 *)a, *y = (const __u16 *)b;
+
+	return ((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2])) == 0;
 }
 
 /* A MAC address copied by 16-bit words (a byte at a time is twice the instructions): the

@@ -22,6 +22,7 @@
 #include <bpf/libbpf.h>
 
 #include "fixture.h"
+#include "instance.h"
 #include "kernel.h"
 #include "packet.h"
 #include "testlib.h"
@@ -1531,6 +1532,36 @@ static void test_jited(void)
 }
 
 /*
+ * MIPS (ath79, ramips), most routers, has no efficient unaligned access: its verifier
+ * checks every packet access for alignment, assuming the frame starts 2 bytes past a
+ * 4-byte boundary (NET_IP_ALIGN), and refuses the program if one is misaligned.
+ * BPF_F_STRICT_ALIGNMENT asks this kernel's verifier for the same, with the features this
+ * kernel offers and with none (the code each leaves in differs).
+ */
+static void test_strict_alignment(void)
+{
+	const uint32_t kernels[] = {fx.kernel, 0};
+
+	tl_case_begin("every entry point loads with strict alignment, as on MIPS");
+	for (size_t i = 0; i < sizeof(kernels) / sizeof(kernels[0]); i++) {
+		struct xdp_fastpath *skel = fp_datapath_open(kernels[i]);
+		struct bpf_program *prog;
+		int err;
+
+		if (!skel)
+			DIE("opening the XDP program failed: %s", strerror(errno));
+		bpf_object__for_each_program(prog, skel->obj)
+			bpf_program__set_flags(prog,
+					       bpf_program__flags(prog) | BPF_F_STRICT_ALIGNMENT);
+		err = xdp_fastpath__load(skel);
+		CHECK(!err, "kernel features 0x%x: the verifier refused it: %s", kernels[i],
+		      strerror(-err));
+		xdp_fastpath__destroy(skel);
+	}
+	tl_case_end();
+}
+
+/*
  * The program as a kernel without any of the newer features gets it (before 5.5: no jiffies
  * clock; 5.10: no fib mark), tried on this kernel too: every table case must come out the same, and
  * the fallbacks do what they say.
@@ -1566,5 +1597,6 @@ void test_datapath(void)
 	test_flow_counters();
 	test_clock_source();
 	test_steering();
+	test_strict_alignment();
 	test_kernel_fallbacks();
 }
