@@ -47,7 +47,8 @@ static __always_inline bool csum_ipv4_header_ok(const void *iph)
 #pragma unroll
 	for (int i = 0; i < 5; i++)
 		sum += word[i];
-	sum = (sum & 0xffffffff) + (sum >> 32); /* five words: at most 35 bits, then 33 */
+	/* Five words make at most 35 bits: one fold leaves 33, the next 32. */
+	sum = (sum & 0xffffffff) + (sum >> 32);
 	sum = (sum & 0xffffffff) + (sum >> 32);
 	return csum_fold(sum) == 0xffff;
 }
