@@ -297,8 +297,7 @@ int fp_instance_create(struct fp_instance *inst, const struct fp_options *opt)
 		fp_err("cannot create %s: %s", opt->pin_dir, strerror(errno));
 		goto out;
 	}
-	bpf_object__for_each_map(map, skel->obj)
-	{
+	bpf_object__for_each_map(map, skel->obj) {
 		if (bpf_map__is_internal(map)) /* .rodata: the program's constants */
 			continue;
 		if (instance_map(bpf_map__name(map)) < 0) {
@@ -372,8 +371,7 @@ int fp_instance_load_tc(struct fp_instance *inst)
 	skel = fp_datapath_open(cfg.kernel);
 	if (!skel)
 		return -errno;
-	bpf_object__for_each_map(map, skel->obj)
-	{
+	bpf_object__for_each_map(map, skel->obj) {
 		int i = instance_map(bpf_map__name(map));
 
 		if (bpf_map__is_internal(map))
