@@ -184,14 +184,22 @@ static void conn_delete_flows(struct fp_ctsync *cs, const struct fp_conn *c)
 	}
 }
 
-static void conn_unoffload(struct fp_ctsync *cs, struct fp_conn *c)
+/* A record's leaving, in the daemon's counters; its flow entries are gone or going. */
+static void conn_forget(struct fp_conn *c, void *arg)
 {
-	conn_delete_flows(cs, c);
+	struct fp_ctsync *cs = arg;
+
 	if (c->polled)
 		cs->polled--;
 	if (c->fenced)
 		cs->state->fenced--;
 	cs->state->remove_total++;
+}
+
+static void conn_unoffload(struct fp_ctsync *cs, struct fp_conn *c)
+{
+	conn_delete_flows(cs, c);
+	conn_forget(c, cs);
 }
 
 static void conn_remove(struct fp_ctsync *cs, struct fp_conn *c)
@@ -649,7 +657,9 @@ void ctsync_drop_offloaded(struct fp_ctsync *cs)
 
 void ctsync_drop_all(struct fp_ctsync *cs)
 {
+	/* The maps emptied in batches first, then the records without a syscall each. */
+	fp_flows_delete_all(cs->inst);
 	conntable_walk(&cs->table, doom_all, NULL);
-	conntable_reap(&cs->table, withdraw_doomed, cs);
+	conntable_reap(&cs->table, conn_forget, cs);
 	count_offloaded(cs);
 }

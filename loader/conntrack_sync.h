@@ -59,7 +59,8 @@ void ctsync_drop_ifindex(struct fp_ctsync *cs, uint32_t ifindex);
 uint32_t ctsync_fence_all(struct fp_ctsync *cs);
 /* Removes every offloaded connection (flow entries too); fenced ones stay fenced. */
 void ctsync_drop_offloaded(struct fp_ctsync *cs);
-/* Removes every connection (flow entries too). */
+/* Removes every connection, and empties the flow maps (entries left by a daemon that died
+ * too), in batches: the clean stop. */
 void ctsync_drop_all(struct fp_ctsync *cs);
 
 #endif

@@ -365,8 +365,8 @@ static int daemon_run(struct fp_instance *inst, const struct fp_options *opt, in
 	}
 
 	/* Clean stop: the kernel takes every flow back now, not after the lease. The stale
-	 * heartbeat does it at once; deleting the entries one by one takes seconds for a
-	 * large table (860k connections: more than detach's 6 s, after which it kills us). */
+	 * heartbeat does it at once; the maps are then emptied in batches, as one by one a
+	 * million connections took longer than detach's 6 s, after which it kills us. */
 	fp_log(LOG_NOTICE, "stopping: returning %zu connections to the kernel", d.cs.table.count);
 	stale_heartbeat(inst);
 	ctsync_drop_all(&d.cs);

@@ -201,11 +201,55 @@ uint32_t fp_flows_delete_ifindex(const struct fp_instance *inst, uint32_t ifinde
 	return delete_where(&dc);
 }
 
+/*
+ * Empties one map by batches of lookup-and-delete, adding to *cleared how many it removed:
+ * a syscall per WALK_CHUNK entries, where deleting them one by one takes a syscall each (a
+ * million entries: seconds). 0, or -errno if it could not finish (no batch operations).
+ */
+static int clear_map(int fd, size_t key_size, size_t value_size, uint32_t *cleared)
+{
+	uint8_t *keys = malloc(key_size * WALK_CHUNK), *values = malloc(value_size * WALK_CHUNK);
+	uint64_t batch_in, batch_out;
+	void *in = NULL;
+	int err = keys && values ? 0 : -ENOMEM;
+
+	while (!err) {
+		LIBBPF_OPTS(bpf_map_batch_opts, opts);
+		uint32_t count = WALK_CHUNK;
+
+		int ret = bpf_map_lookup_and_delete_batch(fd, in, &batch_out, keys, values, &count,
+							  &opts);
+
+		if (ret && errno != ENOENT) {
+			err = -errno;
+			break;
+		}
+		*cleared += count;
+		if (ret) /* ENOENT: that was the last batch */
+			break;
+		batch_in = batch_out;
+		in = &batch_in;
+	}
+	free(keys);
+	free(values);
+	return err;
+}
+
 uint32_t fp_flows_delete_all(const struct fp_instance *inst)
 {
 	struct delete_ctx dc = {.inst = inst, .all = true};
+	uint32_t cleared = 0;
 
-	return delete_where(&dc);
+	/* The flows first: the datapath passes a marked flow's packets while it has no mark. */
+	if (clear_map(inst->flows4_fd, sizeof(struct fp_flow_key4), sizeof(struct fp_flow4),
+		      &cleared) ||
+	    clear_map(inst->flows6_fd, sizeof(struct fp_flow_key6), sizeof(struct fp_flow6),
+		      &cleared))
+		return cleared + delete_where(&dc); /* entry by entry, marks with their flows */
+	/* Marks of flows that are gone too (a daemon that died between a mark and its flow). */
+	clear_map(inst->marks4_fd, sizeof(struct fp_flow_key4), sizeof(__u32), &(uint32_t){0});
+	clear_map(inst->marks6_fd, sizeof(struct fp_flow_key6), sizeof(__u32), &(uint32_t){0});
+	return cleared;
 }
 
 static int count_one(int family, const union fp_flow_key *key, const union fp_flow_value *value,

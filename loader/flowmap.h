@@ -33,7 +33,7 @@ int fp_flows_walk(const struct fp_instance *inst, int family,
 		  void *arg);
 /* Removes every entry arriving on, or cached as leaving through, ifindex: how many. */
 uint32_t fp_flows_delete_ifindex(const struct fp_instance *inst, uint32_t ifindex);
-/* Removes every entry: how many. */
+/* Removes every entry, and every mark: how many entries, batched where the kernel can. */
 uint32_t fp_flows_delete_all(const struct fp_instance *inst);
 int fp_flows_count(const struct fp_instance *inst, uint32_t *v4, uint32_t *v6);
 

@@ -1,5 +1,6 @@
 #!/bin/bash
-# Faults during transfers: the daemon killed with SIGKILL, the daemon restarted, a detach.
+# Faults during transfers: the daemon killed with SIGKILL, the daemon restarted, stopped, a
+# detach.
 # Each transfer must complete intact; with the daemon dead, the kernel takes over within the
 # lease; nothing is dropped as invalid when flows come back to the kernel. Each transfer is
 # 300 MB, the slow ones held to 40 MB/s (7.5 s); in an emulated guest, which moves 4 to
@@ -48,7 +49,30 @@ kill -CONT "$(tb_daemon_pid)"
 said_late() { grep -q 'heartbeats [0-9.]* s apart' "$TB_TMP/daemon.log"; }
 check "a daemon held up 4 s says its heartbeats were late" tb_wait 3 said_late
 
-# 3. detach mid-transfer.
+# 3. A clean stop (SIGTERM) returns every connection to the kernel and empties the maps in
+# batches: its connections' entries, and a flow and a mark left by a daemon that died (scans
+# remove such a flow; nothing else would remove such a mark).
+tb_udp_server 6000
+tb_udp_conversation 198.19.2.2 6000 "$TB_TMP/conversation.out"
+offloaded() { eq "$(tb_flow_entries)" 2; }
+check "a UDP conversation is offloaded" tb_wait 10 offloaded
+# 198.18.0.99:12345 -> 198.19.0.99:53, UDP, in on ifindex 255 (host byte order)
+orphan="198 18 0 99 198 19 0 99 0x30 0x39 0 53 255 0 17 0"
+bpftool map update pinned "$TB_PIN/fp_marks4" key $orphan value 1 0 0 0
+bpftool map update pinned "$TB_PIN/fp_flows4" key $orphan value $(printf '0 %.0s' $(seq 56))
+entries() { bpftool -j map dump pinned "$TB_PIN/$1" | jq length; }
+check "the left-over mark is in its map" eq "$(entries fp_marks4)" 1
+pid=$(tb_daemon_pid)
+kill -TERM "$pid"
+stopped() { ! kill -0 "$pid" 2>/dev/null; }
+check "the daemon stops on SIGTERM" tb_wait 10 stopped
+for map in fp_flows4 fp_flows6 fp_marks4 fp_marks6; do
+	check "the clean stop emptied $map" eq "$(entries $map)" 0
+done
+check "the conversation lost nothing across the stop" tb_udp_conversation_end
+check "attach starts a daemon again" tb_attach
+
+# 4. detach mid-transfer.
 tb_tcp_transfer_slow >"$TB_TMP/sha2" &
 xfer=$!
 sleep 2
