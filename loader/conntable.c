@@ -45,7 +45,7 @@ void conn_tuple(const struct fp_conn *c, int dir, struct fp_tuple *t)
 	t->dport = c->dport[dir];
 }
 
-static bool conn_matches(const struct fp_conn *c, int dir, const struct fp_tuple *t)
+bool conn_has_tuple(const struct fp_conn *c, int dir, const struct fp_tuple *t)
 {
 	int w = addr_words(c->family);
 
@@ -150,7 +150,7 @@ struct fp_conn *conntable_find(const struct fp_conntable *t, const struct fp_tup
 	size_t b = tuple_hash(t, tuple) & (t->nr_buckets - 1);
 
 	for (uintptr_t l = t->buckets[b]; l; l = link_conn(l)->next[link_dir(l)]) {
-		if (conn_matches(link_conn(l), link_dir(l), tuple)) {
+		if (conn_has_tuple(link_conn(l), link_dir(l), tuple)) {
 			if (dir)
 				*dir = link_dir(l);
 			return link_conn(l);

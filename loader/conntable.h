@@ -7,6 +7,7 @@
 #ifndef FP_CONNTABLE_H
 #define FP_CONNTABLE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -76,5 +77,7 @@ void conntable_walk(const struct fp_conntable *t, void (*fn)(struct fp_conn *c, 
 size_t conntable_reap(struct fp_conntable *t, void (*fn)(struct fp_conn *c, void *arg), void *arg);
 /* The tuple of direction dir. */
 void conn_tuple(const struct fp_conn *c, int dir, struct fp_tuple *t);
+/* Whether direction dir's tuple is @t. */
+bool conn_has_tuple(const struct fp_conn *c, int dir, const struct fp_tuple *t);
 
 #endif

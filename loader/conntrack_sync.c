@@ -319,6 +319,14 @@ static void ct_apply(struct fp_ctsync *cs, int type, const struct fp_ct_entry *e
 			conn_remove(cs, c);
 		return;
 	}
+	/* Another connection with the same original tuple, translated otherwise: the end of
+	 * the one we have and the start of this one went by unseen (lost events). The entries
+	 * of the one we have would send its packets to the old translation. */
+	if (c && e->has_tuple[FP_DIR_REPLY] &&
+	    !conn_has_tuple(c, FP_DIR_REPLY, &e->tuple[FP_DIR_REPLY])) {
+		conn_remove(cs, c);
+		c = NULL;
+	}
 	if (!fp_offloadable(e, cs->opt, &unknown)) {
 		if (c && !unknown)
 			conn_remove(cs, c);

@@ -66,6 +66,51 @@ static int marks_fd(const struct fp_instance *inst, int family)
 	return family == AF_INET ? inst->marks4_fd : inst->marks6_fd;
 }
 
+/* What the daemon decides of an entry: the translation, and whether it has a mark. The
+ * rest (counters, next hop, last packet, closing) is the datapath's. */
+static bool same_translation(int family, const union fp_flow_value *a, const union fp_flow_value *b)
+{
+	const uint8_t daemon_flags = FP_FLOW_SNAT | FP_FLOW_DNAT | FP_FLOW_MARK;
+
+	if (family == AF_INET)
+		return !((a->v4.meta.flags ^ b->v4.meta.flags) & daemon_flags) &&
+		       a->v4.nat_saddr == b->v4.nat_saddr && a->v4.nat_sport == b->v4.nat_sport &&
+		       a->v4.nat_daddr == b->v4.nat_daddr && a->v4.nat_dport == b->v4.nat_dport;
+	return !((a->v6.meta.flags ^ b->v6.meta.flags) & daemon_flags) &&
+	       !memcmp(a->v6.nat_saddr, b->v6.nat_saddr, sizeof(a->v6.nat_saddr)) &&
+	       a->v6.nat_sport == b->v6.nat_sport &&
+	       !memcmp(a->v6.nat_daddr, b->v6.nat_daddr, sizeof(a->v6.nat_daddr)) &&
+	       a->v6.nat_dport == b->v6.nat_dport;
+}
+
+/*
+ * An entry with the key is there, left by an earlier daemon: kept as it is if it
+ * translates as @value does, replaced if not. A connection can end while no daemon runs
+ * and another take its tuple, translated otherwise (the WAN address changed, a port was
+ * taken): the old entry would send the new connection's packets to the old address.
+ * A replacement is atomic for the datapath (a new element swapped in), which loses the
+ * old entry's counters and next hop with it.
+ */
+static int flow_adopt(const struct fp_instance *inst, int family, const union fp_flow_key *key,
+		      const union fp_flow_value *value, uint32_t mark)
+{
+	union fp_flow_value old;
+	int fd = map_fd(inst, family);
+	bool old_marked;
+
+	if (bpf_map_lookup_elem(fd, key, &old))
+		return bpf_map_update_elem(fd, key, value, BPF_NOEXIST) ? -errno : 0;
+	if (same_translation(family, &old, value))
+		return -EEXIST;
+	old_marked = (family == AF_INET ? old.v4.meta.flags : old.v6.meta.flags) & FP_FLOW_MARK;
+	if (bpf_map_update_elem(fd, key, value, BPF_EXIST))
+		return -errno;
+	/* The old entry's mark, which no entry names any more. */
+	if (old_marked && !mark)
+		bpf_map_delete_elem(marks_fd(inst, family), key);
+	return 0;
+}
+
 int fp_flow_insert(const struct fp_instance *inst, int family, const union fp_flow_key *key,
 		   const union fp_flow_value *value, uint32_t mark)
 {
@@ -75,7 +120,9 @@ int fp_flow_insert(const struct fp_instance *inst, int family, const union fp_fl
 	if (mark && bpf_map_update_elem(marks_fd(inst, family), key, &mark, BPF_ANY))
 		return -errno;
 	err = bpf_map_update_elem(map_fd(inst, family), key, value, BPF_NOEXIST) ? -errno : 0;
-	if (err && err != -EEXIST && mark)
+	if (err == -EEXIST)
+		return flow_adopt(inst, family, key, value, mark);
+	if (err && mark)
 		bpf_map_delete_elem(marks_fd(inst, family), key);
 	return err;
 }

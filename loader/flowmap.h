@@ -20,7 +20,8 @@ void fp_tuple_to_key(const struct fp_tuple *t, uint32_t ingress, union fp_flow_k
 void fp_key_to_tuple(int family, const union fp_flow_key *key, struct fp_tuple *t,
 		     uint32_t *ingress);
 /* Inserts a new entry, and before it its conntrack mark if @mark is not 0 (the value then
- * has FP_FLOW_MARK); -EEXIST if there is one, -E2BIG if the map is full. */
+ * has FP_FLOW_MARK). -EEXIST if one translating the same way is there: it stays, with its
+ * counters and next hop; one translating otherwise is replaced. -E2BIG if the map is full. */
 int fp_flow_insert(const struct fp_instance *inst, int family, const union fp_flow_key *key,
 		   const union fp_flow_value *value, uint32_t mark);
 /* Deletes an entry, and then its mark if it has one (@marked). */

@@ -1,6 +1,6 @@
 #!/bin/bash
-# Faults during transfers: the daemon killed with SIGKILL, the daemon restarted, stopped, a
-# detach.
+# Faults during transfers: the daemon killed with SIGKILL, the daemon restarted, stopped, an
+# entry left behind that translates otherwise, a detach.
 # Each transfer must complete intact; with the daemon dead, the kernel takes over within the
 # lease; nothing is dropped as invalid when flows come back to the kernel. Each transfer is
 # 300 MB, the slow ones held to 40 MB/s (7.5 s); in an emulated guest, which moves 4 to
@@ -70,9 +70,49 @@ for map in fp_flows4 fp_flows6 fp_marks4 fp_marks6; do
 	check "the clean stop emptied $map" eq "$(entries $map)" 0
 done
 check "the conversation lost nothing across the stop" tb_udp_conversation_end
-check "attach starts a daemon again" tb_attach
 
-# 4. detach mid-transfer.
+# 4. An entry a dead daemon left that translates otherwise than conntrack now does is
+# replaced, not adopted: a connection can end while no daemon runs, and another take its
+# tuple, translated otherwise (a new WAN address). Made here by rewriting the SNAT address
+# of a live conversation's entry to one nobody has, with the daemon killed.
+check "attach starts a daemon again" tb_attach
+tb_udp_server 6001
+tb_udp_conversation 198.19.2.2 6001 "$TB_TMP/conversation.out"
+# Its entry out through the WAN: to port 6001 (key bytes 10-11), SNAT (the value's flags,
+# byte 42), its SNAT address at bytes 44-47. bpftool's JSON has them as bytes in hex.
+snat_entry() {
+	bpftool -j map dump pinned "$TB_PIN/fp_flows4" |
+		jq -c '.[] | select(.key[10:12] == ["0x17", "0x71"] and
+				    (.value[42] | test("^0x.[13579bdf]$")))'
+}
+snat_address() { snat_entry | jq -r '.value[44:48] | join(" ")'; }
+conversation_offloaded() { [ -n "$(snat_entry)" ]; }
+check "a UDP conversation is offloaded" tb_wait 10 conversation_offloaded
+entry=$(snat_entry)
+wan=$(snat_address)
+check "the entry SNATs to the WAN address" eq "$wan" "0xc6 0x13 0x02 0x01"
+pid=$(tb_daemon_pid)
+kill -9 "$pid"
+check "the daemon is gone" tb_wait 5 stopped
+bpftool map update pinned "$TB_PIN/fp_flows4" key $(jq -r '.key | join(" ")' <<<"$entry") \
+	value $(jq -r '.value[:44] + ["0xc6", "0x13", "0x02", "0x63"] + .value[48:] | join(" ")' \
+		<<<"$entry")
+check "the entry now SNATs to 198.19.2.99" eq "$(snat_address)" "0xc6 0x13 0x02 0x63"
+check "attach restarts the daemon" tb_attach
+replaced() { eq "$(snat_address)" "$wan"; }
+check "the new daemon replaced the entry: it SNATs to the WAN address again" tb_wait 5 replaced
+# Echoes come back: the server got requests from the right address. (Through the entry
+# adopted as it was, they went to 198.19.2.99 until the conversation's resends outlived it.)
+echoes() {
+	bpftool -j map dump pinned "$TB_PIN/fp_flows4" |
+		jq '.[] | select(.key[8:10] == ["0x17", "0x71"]) | .formatted.value.ctr.packets'
+}
+echoed=$(echoes)
+echoes_back() { ge "$(($(echoes) - echoed))" 200; }
+check "the fastpath carries the echoes again" tb_wait 10 echoes_back
+check "the conversation lost nothing" tb_udp_conversation_end
+
+# 5. detach mid-transfer.
 tb_tcp_transfer_slow >"$TB_TMP/sha2" &
 xfer=$!
 sleep 2

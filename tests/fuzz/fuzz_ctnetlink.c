@@ -16,6 +16,8 @@
 #include <unistd.h>
 #include <sys/socket.h>
 #include <libmnl/libmnl.h>
+#include <linux/netfilter/nfnetlink.h>
+#include <linux/netfilter/nfnetlink_conntrack.h>
 #include <bpf/bpf.h>
 
 #include "conntrack_sync.h"
@@ -85,9 +87,65 @@ struct mirror {
 	size_t marked; /* directions of connections with a mark */
 };
 
+/* The reply tuple the input last gave each original tuple: a record must have it. */
+#define LAST_REPLIES 512
+static struct {
+	struct fp_tuple orig, reply;
+} last_reply[LAST_REPLIES];
+static size_t nr_last_replies;
+
+static int note_reply(const struct nlmsghdr *nlh, void *data)
+{
+	struct fp_ct_entry e;
+	size_t i;
+
+	(void)data;
+	if (nlh->nlmsg_type != (NFNL_SUBSYS_CTNETLINK << 8 | IPCTNL_MSG_CT_NEW) ||
+	    fp_ct_parse(nlh, &e) || !e.has_tuple[FP_DIR_ORIG] || !e.has_tuple[FP_DIR_REPLY])
+		return MNL_CB_OK;
+	for (i = 0; i < nr_last_replies; i++)
+		if (!memcmp(&last_reply[i].orig, &e.tuple[FP_DIR_ORIG], sizeof(e.tuple[0])))
+			break;
+	if (i == LAST_REPLIES)
+		return MNL_CB_OK;
+	if (i == nr_last_replies)
+		nr_last_replies++;
+	last_reply[i].orig = e.tuple[FP_DIR_ORIG];
+	last_reply[i].reply = e.tuple[FP_DIR_REPLY];
+	return MNL_CB_OK;
+}
+
+static const struct fp_tuple *reply_of(const struct fp_tuple *orig)
+{
+	for (size_t i = 0; i < nr_last_replies; i++)
+		if (!memcmp(&last_reply[i].orig, orig, sizeof(*orig)))
+			return &last_reply[i].reply;
+	return NULL;
+}
+
+/* Whether direction @dir's entry translates to the other direction's tuple, reversed. */
+static bool translates_as(const struct fp_conn *c, int dir, const union fp_flow_value *value)
+{
+	struct fp_tuple other;
+
+	conn_tuple(c, !dir, &other);
+	if (c->family == AF_INET)
+		return value->v4.nat_saddr == other.dst[0] && value->v4.nat_sport == other.dport &&
+		       value->v4.nat_daddr == other.src[0] && value->v4.nat_dport == other.sport;
+	return !memcmp(value->v6.nat_saddr, other.dst, 16) && value->v6.nat_sport == other.dport &&
+	       !memcmp(value->v6.nat_daddr, other.src, 16) && value->v6.nat_dport == other.sport;
+}
+
 static void check_record(struct fp_conn *c, void *arg)
 {
 	struct mirror *m = arg;
+	const struct fp_tuple *reply;
+	struct fp_tuple orig;
+
+	conn_tuple(c, FP_DIR_ORIG, &orig);
+	reply = reply_of(&orig);
+	if (reply && !conn_has_tuple(c, FP_DIR_REPLY, reply))
+		fuzz_fail("a record keeps a reply tuple its connection no longer has");
 
 	for (int dir = 0; dir < 2; dir++) {
 		union fp_flow_key key;
@@ -104,6 +162,9 @@ static void check_record(struct fp_conn *c, void *arg)
 		if (bpf_map_lookup_elem(family == AF_INET ? inst.flows4_fd : inst.flows6_fd, &key,
 					&value))
 			fuzz_fail("a record's direction %d has no flow entry", dir);
+		if (!translates_as(c, dir, &value))
+			fuzz_fail("a record's direction %d has an entry translating otherwise",
+				  dir);
 		flags = family == AF_INET ? value.v4.meta.flags : value.v6.meta.flags;
 		if (!c->mark != !(flags & FP_FLOW_MARK))
 			fuzz_fail("mark %#x, and the flow entry's flag says otherwise", c->mark);
@@ -127,6 +188,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cs.dump_gen = 1;
 	cs.first_dump = size && (data[0] & 1);
 	ctsync_parse(&cs, data, size);
+	nr_last_replies = 0;
+	if (fp_nlmsg_stream_ok(data, size))
+		mnl_cb_run(data, size, 0, 0, note_reply, NULL);
 	conntable_walk(&cs.table, check_record, &m);
 	if (fuzz_flow_entries(&inst) != m.directions)
 		fuzz_fail("%zu flow entries for %zu offloaded directions", fuzz_flow_entries(&inst),
