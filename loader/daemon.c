@@ -292,6 +292,10 @@ static int daemon_run(struct fp_instance *inst, const struct fp_options *opt, in
 	d.cs.ports.topo = &d.topo;
 	if (ctsync_resync(&d.cs))
 		return 1;
+	/* Entries a daemon that died left for connections that are gone: deleted before the
+	 * heartbeat makes the maps live again, not a scan later. Meanwhile they would forward
+	 * a new connection with the same tuple past conntrack, translated as the old one. */
+	ctsync_scan(&d.cs, fp_now_ns());
 	write_heartbeat(&d, fp_now_ns(), HEARTBEAT_BUMP_GEN | HEARTBEAT_CHECK_CLOCK);
 	publish_state(&d);
 	err = write_pid_file(inst);

@@ -98,7 +98,12 @@ bpftool map update pinned "$TB_PIN/fp_flows4" key $(jq -r '.key | join(" ")' <<<
 	value $(jq -r '.value[:44] + ["0xc6", "0x13", "0x02", "0x63"] + .value[48:] | join(" ")' \
 		<<<"$entry")
 check "the entry now SNATs to 198.19.2.99" eq "$(snat_address)" "0xc6 0x13 0x02 0x63"
+# And an entry for a connection conntrack does not have: gone once the daemon is ready,
+# before its heartbeat lets the datapath use the maps again.
+bpftool map update pinned "$TB_PIN/fp_flows4" key $orphan value $(printf '0 %.0s' $(seq 56))
 check "attach restarts the daemon" tb_attach
+orphan_gone() { ! bpftool map lookup pinned "$TB_PIN/fp_flows4" key $orphan >/dev/null 2>&1; }
+check "the entry of a connection conntrack does not have is gone when attach returns" orphan_gone
 replaced() { eq "$(snat_address)" "$wan"; }
 check "the new daemon replaced the entry: it SNATs to the WAN address again" tb_wait 5 replaced
 # Echoes come back: the server got requests from the right address. (Through the entry
