@@ -207,7 +207,7 @@ cross:
 	tests/cross/run.sh
 
 # The full benchmark (root, several minutes): kernel NAT vs xdp-fastpath vs the XDP ceiling.
-bench: $(BIN) $(BENCH_BIN) $(TEST_BIN)
+bench: all $(BENCH_BIN) $(TEST_BIN)
 	tests/bench/run.sh
 
 bench-prog: $(TEST_BIN)
