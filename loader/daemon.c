@@ -269,7 +269,6 @@ static int setup_fds(struct daemon *d)
 static int daemon_run(struct fp_instance *inst, const struct fp_options *opt, int ready_fd)
 {
 	struct daemon d = {.inst = inst, .opt = opt, .timer_fd = -1, .signal_fd = -1};
-	bool running = true;
 	int err;
 
 	d.state.pid = getpid();
@@ -311,7 +310,7 @@ static int daemon_run(struct fp_instance *inst, const struct fp_options *opt, in
 		close(ready_fd);
 	}
 
-	while (running) {
+	for (;;) {
 		struct pollfd pfd[5] = {
 			{.fd = ctsync_event_fd(&d.cs), .events = POLLIN},
 			{.fd = route_watch_fd(&d.route), .events = POLLIN},
@@ -326,7 +325,23 @@ static int daemon_run(struct fp_instance *inst, const struct fp_options *opt, in
 			fp_err("poll: %s", strerror(errno));
 			break;
 		}
-		/* The firewall first: not one more packet of a flow it may now reject. */
+		/* A stop first: with a million connections a scan takes seconds, and one more
+		 * before the stop could keep detach waiting beyond its 6 s. */
+		if (pfd[3].revents) {
+			struct signalfd_siginfo si;
+
+			if (read(d.signal_fd, &si, sizeof(si)) != sizeof(si))
+				continue;
+			if (si.ssi_signo != SIGHUP)
+				break; /* SIGTERM, SIGINT */
+			fp_log(LOG_NOTICE, "SIGHUP: dropping all flows and resyncing");
+			/* A flush does not undo a firewall change's fence. */
+			ctsync_drop_offloaded(&d.cs);
+			d.state.resyncs++;
+			ctsync_resync(&d.cs);
+			publish_state(&d); /* status shows the resync once it is done */
+		}
+		/* The firewall next: not one more packet of a flow it may now reject. */
 		if (pfd[4].revents && firewall_changed(&d.firewall)) {
 			uint32_t n = ctsync_fence_all(&d.cs);
 
@@ -349,22 +364,6 @@ static int daemon_run(struct fp_instance *inst, const struct fp_options *opt, in
 
 			if (read(d.timer_fd, &expirations, sizeof(expirations)) > 0)
 				scan(&d);
-		}
-		if (pfd[3].revents) {
-			struct signalfd_siginfo si;
-
-			if (read(d.signal_fd, &si, sizeof(si)) != sizeof(si))
-				continue;
-			if (si.ssi_signo == SIGHUP) {
-				fp_log(LOG_NOTICE, "SIGHUP: dropping all flows and resyncing");
-				/* A flush does not undo a firewall change's fence. */
-				ctsync_drop_offloaded(&d.cs);
-				d.state.resyncs++;
-				ctsync_resync(&d.cs);
-				publish_state(&d); /* status shows the resync once it is done */
-			} else {
-				running = false;
-			}
 		}
 	}
 
@@ -471,12 +470,19 @@ int fp_daemon_stop(const struct fp_instance *inst)
 		remove_pid_file(inst);
 		return 0;
 	}
+	/* The instance goes with it: the kernel takes every flow back now, whatever the daemon
+	 * is busy with (a scan of a million connections takes seconds), and the kill below
+	 * can lose nothing. */
+	stale_heartbeat(inst);
 	kill(pid, SIGTERM);
-	/* It returns every flow to the kernel; give it time for a large table. */
+	/* It empties the maps; give it time for a large table. */
 	for (int i = 0; i < 300 && kill(pid, 0) == 0; i++)
 		usleep(20000);
 	if (kill(pid, 0) == 0) {
-		fp_log(LOG_WARNING, "daemon %d did not stop in 6 s: killing it", pid);
+		fp_log(LOG_NOTICE,
+		       "the daemon (pid %d) was still busy after 6 s: stopped it (nothing is lost: "
+		       "the kernel has every flow, the maps go with the instance)",
+		       pid);
 		kill(pid, SIGKILL);
 	}
 	remove_pid_file(inst);
