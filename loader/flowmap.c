@@ -263,7 +263,6 @@ static int clear_map(int fd, size_t key_size, size_t value_size, uint32_t *clear
 	while (!err) {
 		LIBBPF_OPTS(bpf_map_batch_opts, opts);
 		uint32_t count = WALK_CHUNK;
-
 		int ret = bpf_map_lookup_and_delete_batch(fd, in, &batch_out, keys, values, &count,
 							  &opts);
 
