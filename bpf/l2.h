@@ -109,7 +109,6 @@ static __always_inline enum fp_stat fp_l2_egress(const struct bpf_fib_lookup *fi
 	__u8 encap = 0;
 
 	meta->mtu = fib->mtu_result;
-	meta->nh_flags = 0;
 	meta->vlan_tci = 0;
 	meta->pppoe_sid = 0;
 	__builtin_memcpy(meta->dmac, fib->dmac, sizeof(meta->dmac));
