@@ -34,13 +34,19 @@ static int read_online(bool *online, int max)
 	return n;
 }
 
+/* Whether a cpumap with @info runs programs: one loaded for --steer. */
+static bool cpumap_runs_programs(const struct bpf_map_info *info)
+{
+	return info->value_size > FP_CPUMAP_QSIZE_ONLY;
+}
+
 bool fp_steer_capable(const struct fp_instance *inst)
 {
 	struct bpf_map_info info = {};
 	uint32_t info_len = sizeof(info);
 
 	return !bpf_obj_get_info_by_fd(inst->cpus_fd, &info, &info_len) &&
-	       info.value_size > FP_CPUMAP_QSIZE_ONLY;
+	       cpumap_runs_programs(&info);
 }
 
 int fp_steer_enable(const struct fp_instance *inst, const char *cpus)
@@ -54,7 +60,7 @@ int fp_steer_enable(const struct fp_instance *inst, const char *cpus)
 
 	if (bpf_obj_get_info_by_fd(inst->cpus_fd, &info, &info_len))
 		return -errno;
-	if (!fp_steer_capable(inst)) {
+	if (!cpumap_runs_programs(&info)) {
 		fp_err("--steer: %s was loaded without it (its cpumap runs no programs): detach "
 		       "all and attach with --steer first",
 		       inst->pin_dir);
