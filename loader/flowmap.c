@@ -12,7 +12,8 @@
 
 #include "flowmap.h"
 
-#define WALK_CHUNK 1024
+#define WALK_CHUNK	1024
+#define KERNEL_ENOTSUPP 524 /* not in userspace's errno.h */
 
 static int map_fd(const struct fp_instance *inst, int family)
 {
@@ -156,60 +157,91 @@ static int walk_by_key(int fd, int family, size_t key_size,
 	return 0;
 }
 
+/*
+ * Reads map @fd by batches of WALK_CHUNK entries, deleting them too if @delete, and hands
+ * each batch to @chunk; a non-zero return from @chunk ends the walk. 0 at the end, or
+ * -errno if the kernel failed a batch: -EOPNOTSUPP if it has no batch operations for the
+ * map (the first batch refused), so that a caller can go entry by entry.
+ */
+static int walk_batches(int fd, size_t key_size, size_t value_size, bool delete,
+			int (*chunk)(const uint8_t *keys, const uint8_t *values, uint32_t count,
+				     void *arg),
+			void *arg)
+{
+	uint8_t *keys = malloc(key_size * WALK_CHUNK), *values = malloc(value_size * WALK_CHUNK);
+	uint64_t batch_in, batch_out;
+	void *in = NULL;
+	int err = keys && values ? 0 : -ENOMEM;
+
+	while (!err) {
+		LIBBPF_OPTS(bpf_map_batch_opts, opts);
+		uint32_t count = WALK_CHUNK;
+		int ret = delete ? bpf_map_lookup_and_delete_batch(fd, in, &batch_out, keys, values,
+								   &count, &opts)
+				 : bpf_map_lookup_batch(fd, in, &batch_out, keys, values, &count,
+							&opts);
+		bool last = ret && errno == ENOENT;
+
+		if (ret && !last) {
+			err = -errno;
+			/* The kernel's "no batch operations for this map" is ENOTSUPP (524). */
+			if (err == -EINVAL || err == -EOPNOTSUPP || err == -KERNEL_ENOTSUPP)
+				err = in ? -EIO : -EOPNOTSUPP;
+			break;
+		}
+		if (chunk(keys, values, count, arg) || last)
+			break;
+		batch_in = batch_out;
+		in = &batch_in;
+	}
+	free(keys);
+	free(values);
+	return err;
+}
+
+struct walk_ctx {
+	int family;
+	size_t key_size, value_size;
+	int (*fn)(int family, const union fp_flow_key *key, const union fp_flow_value *value,
+		  void *arg);
+	void *arg;
+};
+
+static int walk_chunk(const uint8_t *keys, const uint8_t *values, uint32_t count, void *arg)
+{
+	struct walk_ctx *wc = arg;
+	union fp_flow_key key;
+	union fp_flow_value value;
+
+	for (uint32_t i = 0; i < count; i++) {
+		memcpy(&key, keys + i * wc->key_size, wc->key_size);
+		memcpy(&value, values + i * wc->value_size, wc->value_size);
+		if (wc->fn(wc->family, &key, &value, wc->arg))
+			return 1;
+	}
+	return 0;
+}
+
 int fp_flows_walk(const struct fp_instance *inst, int family,
 		  int (*fn)(int family, const union fp_flow_key *key,
 			    const union fp_flow_value *value, void *arg),
 		  void *arg)
 {
-	size_t key_size =
-		family == AF_INET ? sizeof(struct fp_flow_key4) : sizeof(struct fp_flow_key6);
-	size_t value_size = family == AF_INET ? sizeof(struct fp_flow4) : sizeof(struct fp_flow6);
-	int fd = map_fd(inst, family);
-	uint8_t *keys, *values;
-	uint64_t batch_in, batch_out;
-	void *in = NULL;
-	int err = 0;
+	struct walk_ctx wc = {
+		.family = family,
+		.key_size = family == AF_INET ? sizeof(struct fp_flow_key4)
+					      : sizeof(struct fp_flow_key6),
+		.value_size = family == AF_INET ? sizeof(struct fp_flow4) : sizeof(struct fp_flow6),
+		.fn = fn,
+		.arg = arg,
+	};
+	int fd = map_fd(inst, family), err;
 
 	if (fd < 0)
 		return -EBADF;
-	keys = malloc(key_size * WALK_CHUNK);
-	values = malloc(value_size * WALK_CHUNK);
-	if (!keys || !values) {
-		free(keys);
-		free(values);
-		return -ENOMEM;
-	}
-	for (;;) {
-		LIBBPF_OPTS(bpf_map_batch_opts, opts);
-		uint32_t count = WALK_CHUNK;
-		union fp_flow_key key;
-		union fp_flow_value value;
-
-		err = bpf_map_lookup_batch(fd, in, &batch_out, keys, values, &count, &opts);
-		if (err && errno != ENOENT) {
-			err = -errno;
-			if (!in && (err == -EINVAL || err == -EOPNOTSUPP || err == -ENOTSUP))
-				err = walk_by_key(fd, family, key_size, fn, arg);
-			break;
-		}
-		for (uint32_t i = 0; i < count; i++) {
-			memcpy(&key, keys + i * key_size, key_size);
-			memcpy(&value, values + i * value_size, value_size);
-			if (fn(family, &key, &value, arg)) {
-				err = 0;
-				goto out;
-			}
-		}
-		if (err) { /* ENOENT: that was the last batch */
-			err = 0;
-			break;
-		}
-		batch_in = batch_out;
-		in = &batch_in;
-	}
-out:
-	free(keys);
-	free(values);
+	err = walk_batches(fd, wc.key_size, wc.value_size, false, walk_chunk, &wc);
+	if (err == -EOPNOTSUPP)
+		err = walk_by_key(fd, family, wc.key_size, fn, arg);
 	return err;
 }
 
@@ -248,6 +280,14 @@ uint32_t fp_flows_delete_ifindex(const struct fp_instance *inst, uint32_t ifinde
 	return delete_where(&dc);
 }
 
+static int count_chunk(const uint8_t *keys, const uint8_t *values, uint32_t count, void *arg)
+{
+	(void)keys;
+	(void)values;
+	*(uint32_t *)arg += count;
+	return 0;
+}
+
 /*
  * Empties one map by batches of lookup-and-delete, adding to *cleared how many it removed:
  * a syscall per WALK_CHUNK entries, where deleting them one by one takes a syscall each (a
@@ -255,30 +295,7 @@ uint32_t fp_flows_delete_ifindex(const struct fp_instance *inst, uint32_t ifinde
  */
 static int clear_map(int fd, size_t key_size, size_t value_size, uint32_t *cleared)
 {
-	uint8_t *keys = malloc(key_size * WALK_CHUNK), *values = malloc(value_size * WALK_CHUNK);
-	uint64_t batch_in, batch_out;
-	void *in = NULL;
-	int err = keys && values ? 0 : -ENOMEM;
-
-	while (!err) {
-		LIBBPF_OPTS(bpf_map_batch_opts, opts);
-		uint32_t count = WALK_CHUNK;
-		int ret = bpf_map_lookup_and_delete_batch(fd, in, &batch_out, keys, values, &count,
-							  &opts);
-
-		if (ret && errno != ENOENT) {
-			err = -errno;
-			break;
-		}
-		*cleared += count;
-		if (ret) /* ENOENT: that was the last batch */
-			break;
-		batch_in = batch_out;
-		in = &batch_in;
-	}
-	free(keys);
-	free(values);
-	return err;
+	return walk_batches(fd, key_size, value_size, true, count_chunk, cleared);
 }
 
 uint32_t fp_flows_delete_all(const struct fp_instance *inst)
