@@ -370,7 +370,12 @@ static __always_inline enum fp_stat fp_decide(void *ctx, const struct fp_config 
 	if (!skb && (meta->nh_flags & FP_NH_SKB_ONLY) && !fp_port_has(fwd->port, FP_PORT_GENERIC))
 		return FP_STAT_PASS_EGRESS;
 	oif = meta->oif;
-	if (!bpf_map_lookup_elem(&fp_tx_ports, &oif))
+	/* XDP: the redirect is set up now, its devmap lookup the egress check (one lookup
+	 * a packet, not two). It takes effect only if the program returns XDP_REDIRECT, so
+	 * a packet can still be passed after it. */
+	if (!skb && bpf_redirect_map(&fp_tx_ports, oif, XDP_PASS) != XDP_REDIRECT)
+		return FP_STAT_PASS_EGRESS;
+	if (skb && !bpf_map_lookup_elem(&fp_tx_ports, &oif))
 		return FP_STAT_PASS_EGRESS;
 	return FP_CONTINUE;
 }
@@ -461,7 +466,7 @@ static __always_inline int fp_forward_xdp(struct xdp_md *ctx, const struct fp_co
 	if (!fp_l2_write(data, data_end, pkt, meta, encap))
 		return XDP_ABORTED;
 	fp_account(&fwd, 1, pkt->l3_len);
-	return bpf_redirect_map(&fp_tx_ports, meta->oif, 0);
+	return XDP_REDIRECT; /* to the port fp_decide() set up */
 }
 
 /*
