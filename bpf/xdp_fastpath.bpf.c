@@ -41,11 +41,12 @@ struct {
 	__type(value, struct fp_flow6);
 } FP_MAP_FLOWS6 SEC(".maps");
 
+/* One entry, per CPU, every counter in it: a forwarded packet's two counts take one lookup. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, FP_STAT_MAX);
+	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, __u64);
+	__type(value, struct fp_stats);
 } FP_MAP_STATS SEC(".maps");
 
 struct {
@@ -119,12 +120,21 @@ struct {
 /* FP_KERNEL_*: what this kernel offers, fixed by the loader before load. */
 const volatile __u32 fp_kernel = 0;
 
-static __always_inline void fp_count(__u32 stat, __u64 value)
+/* This CPU's counters: never NULL in practice (an array's entry). */
+static __always_inline struct fp_stats *fp_stats_here(void)
 {
-	__u64 *counter = bpf_map_lookup_elem(&fp_stats, &stat);
+	__u32 zero = 0;
 
-	if (counter)
-		*counter += value;
+	return bpf_map_lookup_elem(&fp_stats, &zero);
+}
+
+static __always_inline void fp_count(enum fp_stat stat, __u64 value)
+{
+	struct fp_stats *stats = fp_stats_here();
+
+	/* The bound is for the verifier, which cannot always tell a reason's range. */
+	if (stats && stat < FP_STAT_MAX)
+		stats->count[stat] += value;
 }
 
 static __always_inline int fp_pass(enum fp_stat reason)
@@ -389,10 +399,12 @@ static __always_inline void fp_rewrite(struct fp_fwd *fwd, struct fp_l4_delta *l
 		fp_rewrite4(&fwd->pkt, fwd->flow4, l4);
 }
 
-/* Counts a forwarded packet: @segs segments on the wire, @l3_bytes in all of them. */
+/* Counts a forwarded packet: @segs segments on the wire (more than one: a GRO aggregate),
+ * @l3_bytes in all of them. */
 static __always_inline void fp_account(struct fp_fwd *fwd, __u32 segs, __u32 l3_bytes)
 {
 	struct fp_flow_counters *ctr = fwd->ctr;
+	struct fp_stats *stats;
 
 	fwd->meta->last_seen = fwd->now >> FP_STAMP_SHIFT;
 	/* Where the JIT has no 64-bit atomic add (32-bit ARM), one would send the whole
@@ -406,8 +418,15 @@ static __always_inline void fp_account(struct fp_fwd *fwd, __u32 segs, __u32 l3_
 		ctr->packets += segs;
 		ctr->bytes += l3_bytes;
 	}
-	fp_count(FP_STAT_FORWARDED, 1);
-	fp_count(FP_STAT_FORWARDED_BYTES, l3_bytes);
+	stats = fp_stats_here();
+	if (!stats)
+		return;
+	stats->count[FP_STAT_FORWARDED]++;
+	stats->count[FP_STAT_FORWARDED_BYTES] += l3_bytes;
+	if (segs > 1) {
+		stats->count[FP_STAT_FORWARDED_GSO]++;
+		stats->count[FP_STAT_FORWARDED_GSO_SEGS] += segs;
+	}
 }
 
 /* The fastpath for an XDP frame, on the CPU it arrived on or, with --steer, its flow's. */
@@ -609,10 +628,6 @@ static __always_inline int fp_forward_tc(struct __sk_buff *skb, const struct fp_
 
 	segs = fp_skb_segs(skb, pkt);
 	fp_account(&fwd, segs, pkt->l3_len + (segs - 1) * pkt->l3l4_hlen);
-	if (segs > 1) {
-		fp_count(FP_STAT_FORWARDED_GSO, 1);
-		fp_count(FP_STAT_FORWARDED_GSO_SEGS, segs);
-	}
 	return bpf_redirect(meta->oif, 0);
 }
 

@@ -342,6 +342,11 @@ struct fp_daemon_state {
 enum fp_stat { FP_STATS(FP_STAT_ENUM) FP_STAT_MAX };
 #undef FP_STAT_ENUM
 
+/* fp_stats' one entry, of each CPU: FP_STAT_* in that order. */
+struct fp_stats {
+	__u64 count[FP_STAT_MAX];
+};
+
 #ifndef __bpf__
 #define FP_STAT_NAME(id, name) [FP_STAT_##id] = name,
 static const char *const fp_stat_names[FP_STAT_MAX] = {FP_STATS(FP_STAT_NAME)};

@@ -146,8 +146,9 @@ static void set_name(struct fp_instance *inst, const char *pin_dir)
 		*map_fd(inst, i) = -1;
 }
 
-/* Whether the pinned flow maps have this build's keys and values. */
-static bool flow_maps_match(const struct fp_instance *inst)
+/* Whether the pinned maps whose layout has changed between versions (the flow entries, the
+ * counters) have this build's keys and values. */
+static bool map_layouts_match(const struct fp_instance *inst)
 {
 	const struct {
 		int fd;
@@ -155,6 +156,7 @@ static bool flow_maps_match(const struct fp_instance *inst)
 	} maps[] = {
 		{inst->flows4_fd, sizeof(struct fp_flow_key4), sizeof(struct fp_flow4)},
 		{inst->flows6_fd, sizeof(struct fp_flow_key6), sizeof(struct fp_flow6)},
+		{inst->stats_fd, sizeof(uint32_t), sizeof(struct fp_stats)},
 	};
 
 	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++) {
@@ -202,8 +204,8 @@ int fp_instance_open(struct fp_instance *inst, const char *pin_dir)
 			return err == -ENOENT ? -EBADF : err;
 		}
 	}
-	if (!flow_maps_match(inst)) {
-		fp_err("%s was made by another version of xdp-fastpath (its flow entries differ): "
+	if (!map_layouts_match(inst)) {
+		fp_err("%s was made by another version of xdp-fastpath (its maps differ): "
 		       "remove it with 'xdp-fastpath detach' and attach again",
 		       pin_dir);
 		fp_instance_close(inst);
@@ -493,24 +495,27 @@ int fp_write_config(const struct fp_instance *inst, const struct fp_config *cfg)
 int fp_read_stats(const struct fp_instance *inst, uint64_t stats[FP_STAT_MAX])
 {
 	int nr_cpus = libbpf_num_possible_cpus();
-	uint64_t *percpu;
+	struct fp_stats *percpu;
+	uint32_t zero = 0;
+	int err = 0;
 
 	if (nr_cpus <= 0)
 		return -EINVAL;
 	percpu = calloc(nr_cpus, sizeof(*percpu));
 	if (!percpu)
 		return -ENOMEM;
-	for (uint32_t i = 0; i < FP_STAT_MAX; i++) {
-		stats[i] = 0;
-		if (bpf_map_lookup_elem(inst->stats_fd, &i, percpu)) {
-			free(percpu);
-			return -errno;
-		}
-		for (int c = 0; c < nr_cpus; c++)
-			stats[i] += percpu[c];
+	if (bpf_map_lookup_elem(inst->stats_fd, &zero, percpu)) {
+		err = -errno;
+		goto out;
 	}
+	for (int i = 0; i < FP_STAT_MAX; i++) {
+		stats[i] = 0;
+		for (int c = 0; c < nr_cpus; c++)
+			stats[i] += percpu[c].count[i];
+	}
+out:
 	free(percpu);
-	return 0;
+	return err;
 }
 
 /* The attached interfaces: the keys of the devmap. Returns how many. */

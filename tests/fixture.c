@@ -272,14 +272,15 @@ int fx_run_tc(const uint8_t *in, uint32_t in_len, int ingress, uint16_t gso_size
 
 void fx_read_stats(uint64_t stats[FP_STAT_MAX])
 {
-	uint64_t percpu[fx.nr_cpus];
+	struct fp_stats percpu[fx.nr_cpus];
 	int fd = bpf_map__fd(fx.skel->maps.fp_stats);
+	uint32_t zero = 0;
 
-	for (uint32_t i = 0; i < FP_STAT_MAX; i++) {
+	if (bpf_map_lookup_elem(fd, &zero, percpu))
+		DIE("stats lookup: %s", strerror(errno));
+	for (int i = 0; i < FP_STAT_MAX; i++) {
 		stats[i] = 0;
-		if (bpf_map_lookup_elem(fd, &i, percpu))
-			DIE("stats lookup: %s", strerror(errno));
 		for (int c = 0; c < fx.nr_cpus; c++)
-			stats[i] += percpu[c];
+			stats[i] += percpu[c].count[i];
 	}
 }

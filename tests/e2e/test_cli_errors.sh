@@ -68,4 +68,15 @@ check "... both still attached" eq "$(tb_status | jq '.interfaces | length')" 2
 check "detach of an interface not attached" tb_expect_error 1 "lo: not attached" fastpath detach lo
 check "detach of everything" fastpath detach
 check "... leaves nothing behind" no_state
+
+# An instance pinned by a version whose counters were laid out otherwise (one 8-byte counter
+# per entry, before they became one entry): refused by commands that read it, and detach
+# removes it all the same.
+tb_attach || exit 1
+rm "$TB_PIN/fp_stats"
+bpftool map create "$TB_PIN/fp_stats" type percpu_array key 4 value 8 entries 27 name fp_stats
+check "an instance of another version" tb_expect_error 1 \
+	"was made by another version of xdp-fastpath (its maps differ)" fastpath stats
+check "... detach removes it" fastpath detach
+check "... and leaves nothing behind" no_state
 tb_done

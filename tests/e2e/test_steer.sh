@@ -11,10 +11,10 @@
 tb_setup
 cpus=$(nproc)
 
-# forwarded_by_cpu: the per-CPU counts of forwarded packets (entry 0 of fp_stats, by BTF).
+# forwarded_by_cpu: the per-CPU counts of forwarded packets (counter 0 of fp_stats, by BTF).
 forwarded_by_cpu() {
 	bpftool map dump pinned "$TB_PIN/fp_stats" -j |
-		jq -c '[.[].formatted | select(.key == 0) | .values[].value]'
+		jq -c '[.[].formatted | select(.key == 0) | .values[].value.count[0]]'
 }
 # udp_on_cpu0 FIRST_PORT: eight conversations of 2000 datagrams, endpoints on CPU 0; prints
 # the CPUs that forwarded more than 1000 of them ("0", "0 1").
