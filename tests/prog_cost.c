@@ -52,6 +52,23 @@ static void add_pingpong_flow(const char *saddr, uint16_t sport, const char *nat
 	fx_add_flow4(&key, &flow);
 }
 
+/* IPv6 as a router mostly forwards it, routed without NAT: the packet's tuple stays as it
+ * is, so one flow keeps every repeated run on the fast path. */
+static void add_routed_flow6(void)
+{
+	struct fp_flow_key6 key = {.ifindex = fx.lan_ifindex,
+				   .proto = IPPROTO_TCP,
+				   .sport = htons(40000),
+				   .dport = htons(443)};
+	struct fp_flow6 flow = {.meta = {.nh_gen = 1, .mtu = FX_WAN_MTU, .oif = fx.wan_ifindex}};
+
+	inet_pton(AF_INET6, "2001:2:0:1::2", key.saddr);
+	inet_pton(AF_INET6, "2001:2:0:2::2", key.daddr);
+	memcpy(flow.meta.dmac, fx_wan_host_mac, 6);
+	memcpy(flow.meta.smac, fx_wan_mac, 6);
+	fx_add_flow6(&key, &flow);
+}
+
 /*
  * Average ns per run over CALLS calls of `repeat` runs each, of program @prog_fd. The
  * program is attached (generic XDP, to the fixture's idle port) meanwhile: each test run
@@ -124,7 +141,7 @@ static double empty_program_ns(const uint8_t *frame, size_t len)
  */
 void prog_cost(void)
 {
-	static uint8_t tcp[PKT_MAX], tcp_ttl1[PKT_MAX], icmp[PKT_MAX], arp[PKT_MAX];
+	static uint8_t tcp[PKT_MAX], tcp_ttl1[PKT_MAX], icmp[PKT_MAX], arp[PKT_MAX], tcp6[PKT_MAX];
 	/* TTL 255: room for the repeated runs; 18 bytes of payload: a 64-byte frame */
 	const struct pkt_spec tcp_spec = {FROM_LAN, CLI4, .proto = IPPROTO_TCP, .ttl = 255,
 					  .payload_len = 18};
@@ -133,18 +150,20 @@ void prog_cost(void)
 	const struct pkt_spec icmp_spec = {FROM_LAN, CLI4, .proto = IPPROTO_ICMP,
 					   .payload_len = 18};
 	const struct pkt_spec arp_spec = {FROM_LAN, CLI4, .ethertype = 0x0806, .payload_len = 18};
+	const struct pkt_spec tcp6_spec = {FROM_LAN, CLI6, .proto = IPPROTO_TCP, .ttl = 255};
 	size_t tcp_len = pkt_build(&tcp_spec, tcp);
 	size_t ttl1_len = pkt_build(&ttl1_spec, tcp_ttl1);
 	size_t icmp_len = pkt_build(&icmp_spec, icmp);
 	size_t arp_len = pkt_build(&arp_spec, arp);
+	size_t tcp6_len = pkt_build(&tcp6_spec, tcp6);
 	struct fp_flow_key4 key;
 	struct fp_flow4 flow;
-	double ns;
+	double ns, empty_ns;
 
 	printf("bench-prog: BPF_PROG_TEST_RUN, %d calls x %d runs, 64-byte IPv4 TCP frame\n", CALLS,
 	       RUNS_PER_CALL);
 	printf("  %-52s %6s  %6s\n", "ns per packet, to the end of:", "total", "stage");
-	ns = empty_program_ns(tcp, tcp_len);
+	ns = empty_ns = empty_program_ns(tcp, tcp_len);
 	printf("  %-52s %6.1f\n", "an empty program (the test run's own cost)", ns);
 
 	fx_reset();
@@ -179,5 +198,11 @@ void prog_cost(void)
 	add_pingpong_flow("198.19.2.1", 61000, "198.18.1.2", 40000);
 	stage("+ MTU, NAT and checksums, MACs, counters: redirect", tcp, tcp_len, FP_STAT_FORWARDED,
 	      ns);
+
+	/* The stage column of this line is its cost above the empty program. */
+	fx_reset();
+	add_routed_flow6();
+	stage("IPv6 (a 74-byte TCP frame, routed): redirect", tcp6, tcp6_len, FP_STAT_FORWARDED,
+	      empty_ns);
 	fx_reset();
 }
