@@ -138,7 +138,14 @@ $(BUILD)/bench.bpf.o: tests/bench/bench.bpf.c tests/bench/bench.h | $(BUILD)
 $(BUILD)/bench.skel.h: $(BUILD)/bench.bpf.o
 	$(BPFTOOL) gen skeleton $< name bench > $@.tmp && mv $@.tmp $@
 
-$(BENCH_BIN): tests/bench/fp_bench.c tests/bench/bench.h $(BUILD)/bench.skel.h
+$(BUILD)/chase.bpf.o: tests/bench/chase.bpf.c tests/bench/chase.h | $(BUILD)
+	$(CLANG) $(BPF_CFLAGS) -Itests/bench -c $< -o $@
+
+$(BUILD)/chase.skel.h: $(BUILD)/chase.bpf.o
+	$(BPFTOOL) gen skeleton $< name chase > $@.tmp && mv $@.tmp $@
+
+$(BENCH_BIN): tests/bench/fp_bench.c tests/bench/bench.h tests/bench/chase.h $(BUILD)/bench.skel.h \
+	      $(BUILD)/chase.skel.h
 	$(CC) $(CFLAGS) $(LDFLAGS) -Itests/bench $< -o $@ $(LDLIBS)
 
 # The command and the unit tests built with ASan and UBSan (make test runs them too).

@@ -31,6 +31,13 @@
  *        (/proc/slabinfo) from inserting N entries into an empty map, divided by N; prints
  *        "bytes_per_entry B".
  *        The bucket array is allocated with the map, before the first reading.
+ *   fp-bench lookup-chase N
+ *        ns per lookup of an entry that is not in the cache, in a table of N entries: the
+ *        kernel's hash map as the flow maps use it, and a table of 64-byte slots (2N
+ *        slots, open addressing: key and value in one cache line); chase.bpf.c says how.
+ *        Prints "htab_ns X slots_ns Y in_first_slot P% longest_probe L" (the share of
+ *        keys in the slot their hash names, and the most slots a lookup reads). Needs
+ *        bpf_loop (Linux 5.17).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -55,6 +62,8 @@
 #include "bench.h"
 #include "xdp_fastpath.h"
 #include "bench.skel.h"
+#include "chase.h"
+#include "chase.skel.h"
 
 #define FRAME_LEN  60 /* 64 bytes on the wire with the FCS */
 #define GEN_REPEAT (1 << 16)
@@ -393,8 +402,99 @@ static int map_memory(char **argv)
 	return 0;
 }
 
+/* Runs @prog_fd, whose every run makes CHASE_STEPS lookups; ns per lookup. */
+static double chase_ns(int prog_fd, uint32_t runs)
+{
+	uint8_t frame[FRAME_LEN] = {0};
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = frame, .data_size_in = sizeof(frame),
+		    .repeat = runs);
+
+	if (bpf_prog_test_run_opts(prog_fd, &opts) || opts.retval != XDP_PASS)
+		die("lookup-chase: a run lost its way");
+	return (double)opts.duration / CHASE_STEPS;
+}
+
+static int lookup_chase(const char *arg)
+{
+	uint32_t n = strtoul(arg, NULL, 0), slots = 1, *next, first_slot = 0, longest = 0;
+	struct chase_slot *table;
+	struct chase *skel;
+	int htab_fd, slots_fd;
+
+	if (n < 2 || n > (1u << 24))
+		return die("lookup-chase: N from 2 to 16M");
+	while (slots < 2 * n)
+		slots <<= 1;
+	skel = chase__open();
+	if (!skel || bpf_map__set_max_entries(skel->maps.chase_htab, n) ||
+	    bpf_map__set_max_entries(skel->maps.chase_slots, slots))
+		return die("lookup-chase: open");
+	skel->rodata->chase_slot_mask = slots - 1;
+	if (chase__load(skel))
+		return die("lookup-chase: load");
+	htab_fd = bpf_map__fd(skel->maps.chase_htab);
+	slots_fd = bpf_map__fd(skel->maps.chase_slots);
+
+	/* One random cycle through all N entries (Sattolo's algorithm): entry i names the
+	 * next one to look up. */
+	next = malloc(n * sizeof(*next));
+	table = calloc(slots, sizeof(*table));
+	if (!next || !table)
+		return die("lookup-chase: memory");
+	for (uint32_t i = 0; i < n; i++)
+		next[i] = i;
+	srandom(13);
+	for (uint32_t i = n - 1; i > 0; i--) {
+		uint32_t j = random() % i, t = next[i];
+
+		next[i] = next[j];
+		next[j] = t;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		struct chase_value value = {.next = next[i]};
+		struct chase_key key;
+		uint32_t slot, probe;
+
+		chase_key_of(i, &key);
+		if (bpf_map_update_elem(htab_fd, &key, &value, BPF_NOEXIST))
+			return die("lookup-chase: insert");
+		slot = chase_hash(&key);
+		for (probe = 0; probe < CHASE_PROBES; probe++) {
+			struct chase_slot *s = &table[(slot + probe) & (slots - 1)];
+
+			if (!s->key.word[1]) { /* word 1 of every key is non-zero */
+				s->key = key;
+				s->next = next[i];
+				break;
+			}
+		}
+		first_slot += probe == 0;
+		if (probe + 1 > longest)
+			longest = probe + 1;
+		if (probe == CHASE_PROBES)
+			return die("lookup-chase: a run of full slots (no room within the probes)");
+	}
+	for (uint32_t i = 0; i < slots; i++)
+		if (bpf_map_update_elem(slots_fd, &i, &table[i], 0))
+			return die("lookup-chase: slot");
+	free(table);
+	free(next);
+
+	/* A first pass around the cycle brings the tables' pages in; then the figures. */
+	chase_ns(bpf_program__fd(skel->progs.chase_htab_run), n / CHASE_STEPS + 1);
+	chase_ns(bpf_program__fd(skel->progs.chase_slots_run), n / CHASE_STEPS + 1);
+	printf("htab_ns %.1f slots_ns %.1f in_first_slot %.1f%% longest_probe %u\n",
+	       chase_ns(bpf_program__fd(skel->progs.chase_htab_run), 20000),
+	       chase_ns(bpf_program__fd(skel->progs.chase_slots_run), 20000),
+	       100.0 * first_slot / n, longest);
+	chase__destroy(skel);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 3 && !strcmp(argv[1], "lookup-chase"))
+		return lookup_chase(argv[2]);
 	if (argc == 5 && !strcmp(argv[1], "map-memory"))
 		return map_memory(argv + 2);
 	if (argc == 4 && !strcmp(argv[1], "sink")) {
