@@ -19,8 +19,8 @@ struct bench_cfg {
 	__u32 nr_flows;
 	__u16 dport_base; /* 0: BENCH_DPORT_BASE */
 	__u16 pad;
-	__u32 pass; /* sink: count frames and pass them to the stack (an echo server answers,
-		     * establishing the flows) instead of dropping them */
+	__u32 pass;    /* sink: count frames and pass them to the stack (an echo server answers,
+			* establishing the flows) instead of dropping them */
 	__u32 seq_len; /* generator: 0 cycles over the flows; else it sends the flows of
 			* bench_seq[0..seq_len) in turn (a mix of fp-bench's making) */
 };

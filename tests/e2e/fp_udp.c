@@ -47,8 +47,8 @@ static void fill(uint8_t *buf, uint32_t seq)
 
 static int server(const char *port)
 {
-	struct addrinfo hints = { .ai_family = AF_INET6, .ai_socktype = SOCK_DGRAM,
-				  .ai_flags = AI_PASSIVE };
+	struct addrinfo hints = {
+		.ai_family = AF_INET6, .ai_socktype = SOCK_DGRAM, .ai_flags = AI_PASSIVE};
 	struct addrinfo *ai;
 	int fd, on = 1, off = 0, ttl_min = 256, ttl_max = -1, rcvbuf = 8 << 20;
 	unsigned long received = 0;
@@ -69,10 +69,13 @@ static int server(const char *port)
 	for (;;) {
 		uint8_t buf[2048], cbuf[256];
 		struct sockaddr_in6 from;
-		struct iovec iov = { buf, sizeof(buf) };
-		struct msghdr msg = { .msg_name = &from, .msg_namelen = sizeof(from),
-				      .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
-				      .msg_controllen = sizeof(cbuf) };
+		struct iovec iov = {buf, sizeof(buf)};
+		struct msghdr msg = {.msg_name = &from,
+				     .msg_namelen = sizeof(from),
+				     .msg_iov = &iov,
+				     .msg_iovlen = 1,
+				     .msg_control = cbuf,
+				     .msg_controllen = sizeof(cbuf)};
 		ssize_t n = recvmsg(fd, &msg, 0);
 
 		if (n < 0)
@@ -97,8 +100,8 @@ static int server(const char *port)
 		sendto(fd, buf, n, 0, (struct sockaddr *)&from, msg.msg_namelen);
 	}
 	/* An IPv4 peer shows as ::ffff:a.b.c.d */
-	printf("peer %s received %lu ttl %d-%d\n",
-	       strncmp(peer, "::ffff:", 7) ? peer : peer + 7, received, ttl_min, ttl_max);
+	printf("peer %s received %lu ttl %d-%d\n", strncmp(peer, "::ffff:", 7) ? peer : peer + 7,
+	       received, ttl_min, ttl_max);
 	return 0;
 }
 
@@ -128,8 +131,8 @@ static void on_sigusr1(int sig)
 
 static int client(const char *addr, const char *port, uint32_t count)
 {
-	struct addrinfo hints = { .ai_socktype = SOCK_DGRAM }, *ai;
-	struct sigaction sa = { .sa_handler = on_sigusr1 };
+	struct addrinfo hints = {.ai_socktype = SOCK_DGRAM}, *ai;
+	struct sigaction sa = {.sa_handler = on_sigusr1};
 	uint8_t *echoed = calloc(RING, 1);
 	double *sent_at = calloc(RING, sizeof(double));
 	unsigned long corrupt = 0, resent = 0, done = 0;
@@ -149,7 +152,7 @@ static int client(const char *addr, const char *port, uint32_t count)
 
 	while (now_s() < stalled_at) {
 		uint8_t buf[2048], want[PAYLOAD];
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		struct pollfd pfd = {.fd = fd, .events = POLLIN};
 		uint32_t in_flight = 0, seq;
 
 		if (stop_sending)
@@ -199,7 +202,7 @@ static int client(const char *addr, const char *port, uint32_t count)
 	}
 	for (int i = 0; i < 5; i++) { /* tell the server to report */
 		uint8_t buf[16];
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		struct pollfd pfd = {.fd = fd, .events = POLLIN};
 
 		send(fd, "END", 3, 0);
 		if (poll(&pfd, 1, 500) == 1 && recv(fd, buf, sizeof(buf), 0) == 3)
@@ -212,7 +215,7 @@ static int client(const char *addr, const char *port, uint32_t count)
 /* fp-udp pong PORT: a TCP server that answers every connection with "pong\n" and closes. */
 static int pong(const char *port)
 {
-	struct sockaddr_in6 addr = { .sin6_family = AF_INET6, .sin6_port = htons(atoi(port)) };
+	struct sockaddr_in6 addr = {.sin6_family = AF_INET6, .sin6_port = htons(atoi(port))};
 	int fd = socket(AF_INET6, SOCK_STREAM, 0), on = 1, off = 0;
 
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
@@ -238,7 +241,7 @@ static bool churn_tcp(const struct addrinfo *ai)
 	char buf[16];
 	size_t got = 0;
 	int fd = socket(ai->ai_family, SOCK_STREAM, 0);
-	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	struct pollfd pfd = {.fd = fd, .events = POLLIN};
 	bool ok = false;
 
 	if (fd < 0 || connect(fd, ai->ai_addr, ai->ai_addrlen))
@@ -260,7 +263,7 @@ out:
 static bool churn_udp(const struct addrinfo *ai, uint32_t token)
 {
 	int fd = socket(ai->ai_family, SOCK_DGRAM, 0);
-	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	struct pollfd pfd = {.fd = fd, .events = POLLIN};
 	uint32_t echo = ~token;
 	bool ok = false;
 
@@ -282,7 +285,7 @@ out:
  */
 static int churn(const char *addr, const char *port, double seconds)
 {
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai;
+	struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *ai;
 	unsigned long ok = 0, failed = 0;
 	double end = now_s() + seconds;
 	uint32_t token = getpid() << 16;
