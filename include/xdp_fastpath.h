@@ -352,6 +352,16 @@ struct fp_stats {
 static const char *const fp_stat_names[FP_STAT_MAX] = {FP_STATS(FP_STAT_NAME)};
 #undef FP_STAT_NAME
 
+/* Counter @stat summed over fp_stats' entry as a lookup returns it, one per possible CPU. */
+static inline __u64 fp_stat_total(const struct fp_stats *percpu, int nr_cpus, enum fp_stat stat)
+{
+	__u64 total = 0;
+
+	for (int c = 0; c < nr_cpus; c++)
+		total += percpu[c].count[stat];
+	return total;
+}
+
 /* How long before @now_ns (the datapath's clock) a flow's last_seen @stamp was taken, to a
  * stamp's precision; ages of 19.5 hours and more wrap round. */
 static inline __u64 fp_stamp_age_ns(__u64 now_ns, __u16 stamp)

@@ -508,11 +508,8 @@ int fp_read_stats(const struct fp_instance *inst, uint64_t stats[FP_STAT_MAX])
 		err = -errno;
 		goto out;
 	}
-	for (int i = 0; i < FP_STAT_MAX; i++) {
-		stats[i] = 0;
-		for (int c = 0; c < nr_cpus; c++)
-			stats[i] += percpu[c].count[i];
-	}
+	for (int i = 0; i < FP_STAT_MAX; i++)
+		stats[i] = fp_stat_total(percpu, nr_cpus, i);
 out:
 	free(percpu);
 	return err;

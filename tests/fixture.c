@@ -278,9 +278,6 @@ void fx_read_stats(uint64_t stats[FP_STAT_MAX])
 
 	if (bpf_map_lookup_elem(fd, &zero, percpu))
 		DIE("stats lookup: %s", strerror(errno));
-	for (int i = 0; i < FP_STAT_MAX; i++) {
-		stats[i] = 0;
-		for (int c = 0; c < fx.nr_cpus; c++)
-			stats[i] += percpu[c].count[i];
-	}
+	for (int i = 0; i < FP_STAT_MAX; i++)
+		stats[i] = fp_stat_total(percpu, fx.nr_cpus, i);
 }
