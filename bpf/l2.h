@@ -157,7 +157,8 @@ static __always_inline enum fp_stat fp_l2_egress(const struct bpf_fib_lookup *fi
 	meta->oif = port;
 	/* A port that cannot take redirected XDP frames now still takes skbs: the next hop is
 	 * good, marked FP_NH_SKB_ONLY for the entry points to judge (fp_decide). */
-	meta->nh_flags = encap | (eg && (eg->flags & FP_EGRESS_NO_XMIT) ? FP_NH_SKB_ONLY : 0);
+	meta->flags = (meta->flags & FP_FLOW_DAEMON_MASK) | encap |
+		      (eg && (eg->flags & FP_EGRESS_NO_XMIT) ? FP_NH_SKB_ONLY : 0);
 	return FP_CONTINUE;
 }
 

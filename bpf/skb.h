@@ -110,7 +110,7 @@ static __always_inline bool fp_skb_vlan_write(struct __sk_buff *skb,
 {
 	if (skb->vlan_present && bpf_skb_vlan_pop(skb))
 		return false;
-	if ((meta->nh_flags & FP_ENCAP_VLAN) &&
+	if ((meta->flags & FP_ENCAP_VLAN) &&
 	    bpf_skb_vlan_push(skb, bpf_htons(ETH_P_8021Q), bpf_ntohs(meta->vlan_tci)))
 		return false;
 	return true;

@@ -23,14 +23,17 @@
 #include "nexthop.h"
 #include "skb.h"
 
-/* Sizes of the flow maps are set by the loader before load (--flows). Entries are allocated
- * on insert: a small router does not pay for an empty table. */
+/*
+ * Sizes of the flow maps are set by the loader before load (--flows). The IPv4 table is an
+ * array of slots (struct fp_slot4) that the daemon writes through a mapping of it, twice
+ * as many as flows; IPv6 entries are allocated on insert.
+ */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, FP_DEFAULT_FLOWS);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, struct fp_flow_key4);
-	__type(value, struct fp_flow4);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, FP_DEFAULT_SLOTS);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct fp_slot4);
 } FP_MAP_FLOWS4 SEC(".maps");
 
 struct {
@@ -119,6 +122,8 @@ struct {
 
 /* FP_KERNEL_*: what this kernel offers, fixed by the loader before load. */
 const volatile __u32 fp_kernel = 0;
+/* fp_flows4's slots less one (a power of two less one), fixed by the loader before load. */
+const volatile __u32 fp_slots4_mask = FP_DEFAULT_SLOTS - 1;
 
 /* This CPU's counters: never NULL in practice (an array's entry). */
 static __always_inline struct fp_stats *fp_stats_here(void)
@@ -221,13 +226,38 @@ static __always_inline void fp_key6(const struct fp_pkt *pkt, __u32 ingress,
 	fp_key_tail(pkt, ingress, &word[8]);
 }
 
-/* The flow of a packet that arrived on @ingress, which fits a key (FP_MAX_FLOW_IFINDEX). */
-static __always_inline struct fp_flow4 *fp_lookup4(const struct fp_pkt *pkt, __u32 ingress)
+/*
+ * The slot of the IPv4 flow of a packet that arrived on @ingress, which fits a key
+ * (FP_MAX_FLOW_IFINDEX), or NULL. The key is compared as two words built in registers: a
+ * LIVE slot's, with or without CLOSING, matches; a FREE slot ends the search.
+ */
+static __always_inline struct fp_slot4 *fp_lookup4(const struct fp_pkt *pkt, __u32 ingress)
 {
-	struct fp_flow_key4 key;
+	const struct iphdr *iph = pkt->l3;
+	__u32 tail[2];
+	__u64 w0, w1;
+	__u32 at;
 
-	fp_key4(pkt, ingress, &key);
-	return bpf_map_lookup_elem(&fp_flows4, &key);
+	fp_key_tail(pkt, ingress, tail);
+	w0 = FP_WORDS64(iph->saddr, iph->daddr);
+	w1 = FP_WORDS64(tail[0], tail[1]);
+	at = fp_slot_hash(w0, w1, fp_slots4_mask);
+	w1 |= FP_SLOT_STATE_BITS(FP_SLOT_LIVE);
+
+	for (int i = 0; i < FP_SLOT_PROBES; i++) {
+		__u32 index = (at + i) & fp_slots4_mask;
+		struct fp_slot4 *slot = bpf_map_lookup_elem(&fp_flows4, &index);
+		__u64 s1;
+
+		if (!slot)
+			return NULL;
+		s1 = *((__u64 *)&slot->key + 1);
+		if (*(__u64 *)&slot->key == w0 && (s1 & ~FP_SLOT_STATE_BITS(FP_SLOT_CLOSING)) == w1)
+			return slot;
+		if (!(s1 & FP_SLOT_STATE_BITS(0xff)))
+			return NULL; /* FREE */
+	}
+	return NULL;
 }
 
 static __always_inline struct fp_flow6 *fp_lookup6(const struct fp_pkt *pkt, __u32 ingress)
@@ -284,12 +314,13 @@ static __always_inline bool fp_tcp_to_tc(const struct fp_pkt *pkt, const struct 
 }
 
 /* TCP segments the fastpath leaves to conntrack; FIN and RST also close the flow. */
-static __always_inline enum fp_stat fp_check_tcp(const struct fp_pkt *pkt,
-						 struct fp_flow_meta *meta)
+static __always_inline enum fp_stat fp_check_tcp(const struct fp_pkt *pkt, __u8 *state)
 {
 	if (pkt->tcp_flags & (FP_TCP_FIN | FP_TCP_RST)) {
-		/* Conntrack must see the teardown; the daemon removes the flow. */
-		meta->flags |= FP_FLOW_CLOSING;
+		/* Conntrack must see the teardown; the daemon removes the flow. A store, not an
+		 * update: a slot the daemon deleted meanwhile comes back LIVE and CLOSING, which
+		 * passes every packet, and which it deletes again. */
+		*state = FP_SLOT_LIVE | FP_SLOT_CLOSING;
 		return FP_STAT_PASS_TCP_FLAGS;
 	}
 	return FP_CONTINUE;
@@ -302,7 +333,9 @@ struct fp_fwd {
 	__u32 ingress; /* the flow key's interface: the port, or the upper device above it */
 	struct fp_flow4 *flow4;
 	struct fp_flow6 *flow6;
-	struct fp_flow_counters *ctr;
+	__u8 *state; /* FP_SLOT_*: the IPv4 slot's key's, the IPv6 flow's own */
+	__u64 *bytes;
+	__u32 *packets;
 	struct fp_flow_meta *meta;
 	__u64 now;
 };
@@ -339,26 +372,32 @@ static __always_inline enum fp_stat fp_decide(void *ctx, const struct fp_config 
 		fwd->flow6 = fp_lookup6(pkt, fwd->ingress);
 		if (!fwd->flow6)
 			return FP_STAT_PASS_NO_FLOW;
-		fwd->ctr = &fwd->flow6->ctr;
+		fwd->state = &fwd->flow6->state;
+		fwd->bytes = &fwd->flow6->bytes;
+		fwd->packets = &fwd->flow6->packets;
 		meta = &fwd->flow6->meta;
 	} else {
-		fwd->flow4 = fp_lookup4(pkt, fwd->ingress);
-		if (!fwd->flow4)
+		struct fp_slot4 *slot = fp_lookup4(pkt, fwd->ingress);
+
+		if (!slot)
 			return FP_STAT_PASS_NO_FLOW;
-		fwd->ctr = &fwd->flow4->ctr;
-		meta = &fwd->flow4->meta;
+		fwd->flow4 = &slot->flow;
+		fwd->state = &slot->key.state;
+		fwd->bytes = &slot->flow.bytes;
+		fwd->packets = &slot->flow.packets;
+		meta = &slot->flow.meta;
 	}
 	fwd->meta = meta;
 
 	if (pkt->proto == IPPROTO_TCP) {
-		reason = fp_check_tcp(pkt, meta);
+		reason = fp_check_tcp(pkt, fwd->state);
 		if (reason != FP_CONTINUE)
 			return reason;
 	}
-	if (meta->flags & FP_FLOW_CLOSING)
+	if (*fwd->state & FP_SLOT_CLOSING)
 		return FP_STAT_PASS_CLOSING;
 
-	if (meta->nh_gen != cfg->nh_gen) {
+	if (meta->nh_gen != (__u16)cfg->nh_gen) {
 		/* Zeroed here, not for every packet: most find their next hop cached. */
 		struct bpf_fib_lookup fib = {};
 		__u32 mark = 0;
@@ -377,7 +416,7 @@ static __always_inline enum fp_stat fp_decide(void *ctx, const struct fp_config 
 	}
 	/* An egress that takes no XDP frames takes skbs: those of the tc entry point, and
 	 * of the XDP entry point on a port in generic mode. */
-	if (!skb && (meta->nh_flags & FP_NH_SKB_ONLY) && !fp_port_has(fwd->port, FP_PORT_GENERIC))
+	if (!skb && (meta->flags & FP_NH_SKB_ONLY) && !fp_port_has(fwd->port, FP_PORT_GENERIC))
 		return FP_STAT_PASS_EGRESS;
 	oif = meta->oif;
 	/* XDP: the redirect is set up now, its devmap lookup the egress check (one lookup
@@ -403,7 +442,6 @@ static __always_inline void fp_rewrite(struct fp_fwd *fwd, struct fp_l4_delta *l
  * @l3_bytes in all of them. */
 static __always_inline void fp_account(struct fp_fwd *fwd, __u32 segs, __u32 l3_bytes)
 {
-	struct fp_flow_counters *ctr = fwd->ctr;
 	struct fp_stats *stats;
 
 	fwd->meta->last_seen = fwd->now >> FP_STAMP_SHIFT;
@@ -412,11 +450,11 @@ static __always_inline void fp_account(struct fp_fwd *fwd, __u32 segs, __u32 l3_
 	 * time (its RX queue's, or its RPS CPU's), so they miss a packet only if two CPUs
 	 * forward the same direction at the same instant, as its traffic moves between them. */
 	if (fp_kernel & FP_KERNEL_JIT_ATOMICS) {
-		__sync_fetch_and_add(&ctr->packets, segs);
-		__sync_fetch_and_add(&ctr->bytes, l3_bytes);
+		__sync_fetch_and_add(fwd->packets, segs);
+		__sync_fetch_and_add(fwd->bytes, l3_bytes);
 	} else {
-		ctr->packets += segs;
-		ctr->bytes += l3_bytes;
+		*fwd->packets += segs;
+		*fwd->bytes += l3_bytes;
 	}
 	stats = fp_stats_here();
 	if (!stats)
@@ -453,7 +491,7 @@ static __always_inline int fp_forward_xdp(struct xdp_md *ctx, const struct fp_co
 	/* A PPPoE session in or out stays XDP's: the tc hook leaves PPPoE in, and aggregates
 	 * out, to the kernel. */
 	if (reason == FP_CONTINUE && fp_tcp_to_tc(pkt, cfg, fwd.port) && !pkt->pppoe_sid &&
-	    !(fwd.meta->nh_flags & FP_ENCAP_PPPOE))
+	    !(fwd.meta->flags & FP_ENCAP_PPPOE))
 		reason = FP_STAT_PASS_TCP_TO_TC;
 	if (reason != FP_CONTINUE)
 		return fp_pass(reason);
@@ -468,7 +506,7 @@ static __always_inline int fp_forward_xdp(struct xdp_md *ctx, const struct fp_co
 
 	/* A tag or PPPoE header in or out: move the frame's start. Nothing is written yet, so
 	 * a failure still passes the packet as it came. */
-	encap = meta->nh_flags & FP_ENCAP_MASK;
+	encap = meta->flags & FP_ENCAP_MASK;
 	l2_len = fp_l2_len(encap);
 	if (l2_len != pkt->l2_len) {
 		if (bpf_xdp_adjust_head(ctx, (int)pkt->l2_len - (int)l2_len))
@@ -591,7 +629,7 @@ static __always_inline int fp_forward_tc(struct __sk_buff *skb, const struct fp_
 		reason = fp_decide(skb, cfg, &fwd, true);
 	/* PPPoE out: a packet gets the session header, an aggregate stays with the kernel
 	 * (its segments would each need one, which GSO does not add). */
-	if (reason == FP_CONTINUE && (fwd.meta->nh_flags & FP_ENCAP_PPPOE) && skb->gso_size)
+	if (reason == FP_CONTINUE && (fwd.meta->flags & FP_ENCAP_PPPOE) && skb->gso_size)
 		reason = FP_STAT_PASS_PPPOE;
 	if (reason == FP_CONTINUE && fp_skb_wire_len(skb, pkt) > fwd.meta->mtu)
 		reason = FP_STAT_PASS_MTU;
@@ -605,7 +643,7 @@ static __always_inline int fp_forward_tc(struct __sk_buff *skb, const struct fp_
 	 * Ethernet header. The skb's network header stays on IP, where a driver finishing a
 	 * partial checksum looks (bpf_skb_adjust_room would move it onto the session header).
 	 * Nothing is written yet, so a failure still passes the packet as it came. */
-	if (meta->nh_flags & FP_ENCAP_PPPOE) {
+	if (meta->flags & FP_ENCAP_PPPOE) {
 		if (bpf_skb_change_head(skb, FP_PPPOE_HLEN, 0)) {
 			fp_count(FP_STAT_PASS_NO_HEADROOM, 1);
 			return TC_ACT_UNSPEC;
@@ -620,7 +658,7 @@ static __always_inline int fp_forward_tc(struct __sk_buff *skb, const struct fp_
 	 * kernel's helpers after, as they move the packet's pointers. */
 	csum_off = (void *)pkt->l4csum - data;
 	fp_rewrite(&fwd, &l4);
-	if (!fp_l2_write(data, data_end, pkt, meta, meta->nh_flags & FP_ENCAP_PPPOE))
+	if (!fp_l2_write(data, data_end, pkt, meta, meta->flags & FP_ENCAP_PPPOE))
 		return TC_ACT_SHOT;
 	fp_skb_l4csum_apply(skb, pkt, csum_off, &l4);
 	if (!fp_skb_vlan_write(skb, meta))

@@ -34,20 +34,20 @@
 #define FP_NAME_(x)	#x
 #define FP_NAME(x)	FP_NAME_(x) /* the string of an identifier above */
 
-#define FP_DEFAULT_FLOWS    65536 /* per family, set at load time */
-#define FP_MAX_TX_PORTS	    64	  /* interfaces the fastpath may redirect to */
-#define FP_MAX_L2_IFACES    256	  /* fp_ingress and fp_egress entries */
-#define FP_MAX_FDB	    4096  /* bridge forwarding entries of bridges it serves */
-#define FP_MAX_CPUS	    256	  /* CPUs --steer can use */
+#define FP_DEFAULT_FLOWS    65536  /* per family, set at load time */
+#define FP_DEFAULT_SLOTS    131072 /* fp_slots_for(FP_DEFAULT_FLOWS) */
+#define FP_MAX_TX_PORTS	    64	   /* interfaces the fastpath may redirect to */
+#define FP_MAX_L2_IFACES    256	   /* fp_ingress and fp_egress entries */
+#define FP_MAX_FDB	    4096   /* bridge forwarding entries of bridges it serves */
+#define FP_MAX_CPUS	    256	   /* CPUs --steer can use */
 #define FP_DEFAULT_PIN_ROOT "/sys/fs/bpf/xdp-fastpath"
 
 /*
  * Flow key: one entry per direction of a connection. The ingress interface is part of the
  * key, so a packet with a flow's tuple arriving on another interface never matches. It is
- * 16 bits wide: an IPv4 key of 16 bytes and a value of 56 make an element of the kernel's
- * hash map fit a 128-byte allocation (see struct fp_flow4); an interface whose ifindex is
- * larger gets no flows (the daemon does not offload them, the datapath passes its packets).
- * Keys must be zeroed before filling: the padding is hashed too.
+ * 16 bits wide, so that an IPv4 key and its flow fill one 64-byte slot of the table (struct
+ * fp_slot4); an interface whose ifindex is larger gets no flows (the daemon does not
+ * offload them, the datapath passes its packets). Keys must be zeroed before filling.
  */
 #define FP_MAX_FLOW_IFINDEX 0xffff
 
@@ -58,7 +58,7 @@ struct fp_flow_key4 {
 	__be16 dport;
 	__u16 ifindex; /* ingress */
 	__u8 proto;    /* IPPROTO_TCP or IPPROTO_UDP */
-	__u8 pad;
+	__u8 state;    /* FP_SLOT_*: 0 in every key but a slot's (fp_marks4's, the daemon's) */
 };
 
 struct fp_flow_key6 {
@@ -71,58 +71,68 @@ struct fp_flow_key6 {
 	__u8 pad;
 };
 
-/* fp_flow_meta.flags */
+/*
+ * A flow's state: the last byte of an IPv4 slot's key, the state field of an IPv6 flow.
+ * The IPv4 table's slots go FREE -> RESERVED (the daemon writes the entry) -> LIVE (a grace
+ * period later: no reader sees the key before the rest) -> DELETED -> VACANT (a grace
+ * period later: no program still holds it) -> RESERVED. A lookup matches LIVE keys only,
+ * with or without CLOSING, skips the rest and stops at FREE: a key lies within
+ * FP_SLOT_PROBES slots of where its hash points, with no FREE slot between.
+ */
 enum {
-	FP_FLOW_SNAT = 1 << 0,	  /* rewrite source address and port */
-	FP_FLOW_DNAT = 1 << 1,	  /* rewrite destination address and port */
-	FP_FLOW_CLOSING = 1 << 2, /* set by the datapath on TCP FIN/RST: pass from now on */
-	FP_FLOW_MARK = 1 << 3,	  /* a conntrack mark, in fp_marks4/6 under the same key */
+	FP_SLOT_FREE = 0,
+	FP_SLOT_RESERVED = 1,
+	FP_SLOT_DELETED = 2,
+	FP_SLOT_VACANT = 3,
+	FP_SLOT_CLOSING = 0x40, /* with LIVE: set by the datapath on TCP FIN/RST: pass */
+	FP_SLOT_LIVE = 0x80,
 };
 
-/* A flow direction's counters: the datapath's alone, the first 16 bytes of its value. */
-struct fp_flow_counters {
-	__u64 packets;
-	__u64 bytes; /* L3 bytes, as conntrack counts them */
+/* fp_flow_meta.flags: the daemon's translation (fixed while the entry lives) and the
+ * datapath's next hop (FP_ENCAP_*, FP_NH_*, written with the rest of the next hop). */
+enum {
+	FP_FLOW_SNAT = 1 << 2, /* rewrite source address and port */
+	FP_FLOW_DNAT = 1 << 3, /* rewrite destination address and port */
+	FP_FLOW_MARK = 1 << 4, /* a conntrack mark, in fp_marks4/6 under the same key */
+	FP_FLOW_DAEMON_MASK = FP_FLOW_SNAT | FP_FLOW_DNAT | FP_FLOW_MARK,
 };
 
 /*
  * The datapath clock (fp_clock_now) in units of 2^30 ns (1.07 s), as fp_flow_meta keeps the
- * time of a flow's last packet: 16 bits, which wrap every 19.5 hours. Readers take the
- * difference to their own stamp of now, modulo 2^16 (fp_stamp_age_ns).
+ * time of a flow's last packet: 8 bits, which wrap every 274 s. Readers take the
+ * difference to their own stamp of now, modulo 2^8 (fp_stamp_age_ns); the daemon reads
+ * every entry's at each scan, far more often.
  */
 #define FP_STAMP_SHIFT 30
 
 /*
- * State common to both families, after the counters; 4-byte aligned, so that the IPv4 NAT
- * fields follow without padding. The next-hop part is a cache filled by the datapath from
- * bpf_fib_lookup(); it is valid only while nh_gen equals fp_config.nh_gen, so a writer (the
- * daemon) invalidates every cached next hop at once by bumping the generation. Userspace
- * inserts entries with nh_gen 0 (unresolved) and never updates them in place: the counters,
- * last_seen and the next hop belong to the datapath.
+ * State common to both families, after the counters. The next-hop part is a cache filled
+ * by the datapath from bpf_fib_lookup(); it is valid only while nh_gen equals the low 16
+ * bits of fp_config.nh_gen, so a writer (the daemon) invalidates every cached next hop at
+ * once by bumping the generation (and clears generations a wrap could bring back: every
+ * FP_NH_GEN_SWEEP bumps, loader/flowmap.h). Userspace inserts entries with nh_gen 0
+ * (unresolved), and then writes only an IPv4 slot's state (to delete it) and a stale
+ * generation (to 0): the counters, last_seen and the next hop belong to the datapath.
  */
 struct fp_flow_meta {
-	__u32 nh_gen;
+	__u16 nh_gen;
 	__u16 oif; /* egress port ifindex (<= FP_MAX_FLOW_IFINDEX) */
 	__u16 mtu; /* egress L3 MTU, less any PPPoE header */
 	__u8 dmac[6];
 	__u8 smac[6];
 	__be16 vlan_tci;  /* with FP_ENCAP_VLAN */
 	__be16 pppoe_sid; /* with FP_ENCAP_PPPOE */
-	__u16 last_seen;  /* the clock at the last packet, in FP_STAMP_SHIFT units */
-	__u8 flags;	  /* FP_FLOW_* */
-	__u8 nh_flags;	  /* FP_ENCAP_* (the headers pushed below IP) and FP_NH_* */
+	__u8 last_seen;	  /* the clock at the last packet, in FP_STAMP_SHIFT units */
+	__u8 flags;	  /* FP_FLOW_*, FP_ENCAP_* (the headers pushed below IP), FP_NH_* */
 };
 
 /*
- * 56 bytes: with the 16-byte key and the hash map's 48-byte element header, 120, which the
- * kernel allocates from its 128-byte size class (from 6.1 with an 8-byte list node before
- * it: 128). Before 6.1 the chain link, the hash and the key share the first cache line of
- * the allocation, the value has the second; from 6.1 the key's last 8 bytes move into the
- * second. Either way a lookup and the forwarding it leads to touch two cache lines, where
- * an element of the 192-byte class took three.
+ * A flow direction's entry: the counters (the datapath's alone; packets wrap at 2^32),
+ * the next hop, the translation. 48 bytes, so that with its key it fills one cache line.
  */
 struct fp_flow4 {
-	struct fp_flow_counters ctr;
+	__u64 bytes; /* L3 bytes, as conntrack counts them */
+	__u32 packets;
 	struct fp_flow_meta meta;
 	__be32 nat_saddr; /* used with FP_FLOW_SNAT */
 	__be16 nat_sport;
@@ -130,14 +140,68 @@ struct fp_flow4 {
 	__be32 nat_daddr;
 };
 
+/*
+ * fp_flows4 is an array of these, open addressing: a lookup reads one cache line where a
+ * hash map's reads the bucket array, then an element of two lines, one after the other.
+ * Half of the slots are kept free (fp_slots_for), 128 bytes per flow direction.
+ */
+struct fp_slot4 {
+	struct fp_flow_key4 key;
+	struct fp_flow4 flow;
+};
+
+/* IPv6 flows stay in a hash map: a 40-byte key does not share a line with its entry. */
 struct fp_flow6 {
-	struct fp_flow_counters ctr;
+	__u64 bytes;
+	__u32 packets;
 	struct fp_flow_meta meta;
 	__be32 nat_saddr[4];
 	__be32 nat_daddr[4];
 	__be16 nat_sport;
 	__be16 nat_dport;
+	__u8 state; /* FP_SLOT_LIVE, and FP_SLOT_CLOSING, as an IPv4 slot's key has them */
+	__u8 pad[7];
 };
+
+/* How far from its hash's slot a key may lie: the daemon inserts no farther, the datapath
+ * looks no farther. At half load 3 keys in 4 lie in their hash's slot itself. */
+#define FP_SLOT_PROBES 16
+
+/* The slots of a table for @flows entries: a power of two, at least twice as many. */
+static inline __u32 fp_slots_for(__u32 flows)
+{
+	__u32 slots = 64;
+
+	while (slots < 2 * flows && slots < (1u << 30))
+		slots <<= 1;
+	return slots;
+}
+
+/*
+ * A slot key as two 64-bit words in memory order (bytes 0-7, 8-15), whose second word
+ * holds the state in its last byte: where that byte lies in the word, and the words of
+ * two 32-bit halves in memory order.
+ */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define FP_SLOT_STATE_SHIFT	  56
+#define FP_WORDS64(first, second) ((__u64)(first) | (__u64)(second) << 32)
+#else
+#define FP_SLOT_STATE_SHIFT	  0
+#define FP_WORDS64(first, second) ((__u64)(first) << 32 | (__u64)(second))
+#endif
+#define FP_SLOT_STATE_BITS(state) ((__u64)(state) << FP_SLOT_STATE_SHIFT)
+
+/* The slot a key's hash points to, of a table of @mask + 1 slots; @w1 without its state.
+ * The datapath and the daemon compute it alike (the same machine's byte order). */
+static inline __u32 fp_slot_hash(__u64 w0, __u64 w1, __u32 mask)
+{
+	__u64 h = w0 * 0x9e3779b97f4a7c15ull;
+
+	h ^= h >> 29;
+	h += w1;
+	h *= 0xbf58476d1ce4e5b9ull;
+	return (__u32)(h >> 32) & mask;
+}
 
 /* fp_config.flags */
 enum {
@@ -187,7 +251,7 @@ struct fp_clock {
 struct fp_config {
 	__u64 heartbeat_ns; /* CLOCK_MONOTONIC_COARSE of the daemon's last scan */
 	__u64 lease_ns;	    /* heartbeat older than this: pass everything; 0 = no lease */
-	__u32 nh_gen;	    /* current next-hop generation, never 0 */
+	__u32 nh_gen;	    /* current next-hop generation, never 0 in its low 16 bits */
 	__u32 flags;	    /* FP_CONFIG_* */
 	__u32 steer_cpus;   /* --steer: spread packets by flow over fp_steer[0..n-1]; 0 = off */
 	__u32 kernel;	    /* FP_KERNEL_* the program was loaded with, for status */
@@ -225,7 +289,7 @@ enum {
 	FP_EGRESS_NO_XMIT = 1 << 3,
 };
 
-/* fp_flow_meta.nh_flags, beside the FP_ENCAP_* bits */
+/* fp_flow_meta.flags, beside FP_FLOW_* and FP_ENCAP_* */
 enum {
 	/* The egress cannot take redirected XDP frames now, but skbs: the tc entry point
 	 * forwards, and so does the XDP entry point of a port in generic mode; that of a port
@@ -233,11 +297,12 @@ enum {
 	FP_NH_SKB_ONLY = 1 << 7,
 };
 
-/* fp_flow_meta.nh_flags: what the datapath pushes below IP on egress */
+/* fp_flow_meta.flags: what the datapath pushes below IP on egress */
 enum {
 	FP_ENCAP_VLAN = 1 << 0,	 /* 802.1Q tag, 4 bytes */
 	FP_ENCAP_PPPOE = 1 << 1, /* PPPoE session and PPP headers, 8 bytes */
 	FP_ENCAP_MASK = FP_ENCAP_VLAN | FP_ENCAP_PPPOE,
+	FP_NH_MASK = FP_ENCAP_MASK | FP_NH_SKB_ONLY, /* the datapath's bits of the flags */
 };
 
 #define FP_VLAN_HLEN  4
@@ -363,10 +428,19 @@ static inline __u64 fp_stat_total(const struct fp_stats *percpu, int nr_cpus, en
 }
 
 /* How long before @now_ns (the datapath's clock) a flow's last_seen @stamp was taken, to a
- * stamp's precision; ages of 19.5 hours and more wrap round. */
-static inline __u64 fp_stamp_age_ns(__u64 now_ns, __u16 stamp)
+ * stamp's precision; ages of 274 s and more wrap round. */
+static inline __u64 fp_stamp_age_ns(__u64 now_ns, __u8 stamp)
 {
-	return (__u64)(__u16)((now_ns >> FP_STAMP_SHIFT) - stamp) << FP_STAMP_SHIFT;
+	return (__u64)(__u8)((now_ns >> FP_STAMP_SHIFT) - stamp) << FP_STAMP_SHIFT;
+}
+
+/* The next-hop generation after @gen: entries keep its low 16 bits, never 0 there. */
+static inline __u32 fp_nh_gen_next(__u32 gen)
+{
+	gen++;
+	if (!(__u16)gen)
+		gen++;
+	return gen;
 }
 #endif
 
@@ -378,9 +452,10 @@ _Static_assert(__builtin_offsetof(struct fp_flow_key4, sport) == 8 &&
 		       __builtin_offsetof(struct fp_flow_key6, sport) == 32 &&
 		       __builtin_offsetof(struct fp_flow_key6, ifindex) == 36,
 	       "flow keys by the word");
-_Static_assert(sizeof(struct fp_flow_counters) == 16, "fp_flow_counters layout");
-_Static_assert(sizeof(struct fp_flow_meta) == 28, "fp_flow_meta layout");
-_Static_assert(sizeof(struct fp_flow4) == 56, "fp_flow4 layout");
+_Static_assert(sizeof(struct fp_flow_meta) == 24, "fp_flow_meta layout");
+_Static_assert(sizeof(struct fp_flow4) == 48, "fp_flow4 layout");
+_Static_assert(sizeof(struct fp_slot4) == 64, "fp_slot4 layout: one cache line");
+_Static_assert(__builtin_offsetof(struct fp_slot4, flow.bytes) % 8 == 0, "atomic counter");
 _Static_assert(sizeof(struct fp_flow6) == 80, "fp_flow6 layout");
 _Static_assert(sizeof(struct fp_ingress_key) == 8, "fp_ingress_key layout");
 _Static_assert(sizeof(struct fp_ingress) == 16, "fp_ingress layout");

@@ -48,6 +48,7 @@ struct fp_instance {
 	int cpus_fd, steer_fd;		   /* --steer's cpumap and CPU list (steer.c) */
 	int ports_fd;			   /* FP_PORT_* of attached ports (hooks.c) */
 	int marks4_fd, marks6_fd;	   /* conntrack marks of marked flows (flowmap.c) */
+	struct fp_slots *slots4;	   /* fp_flows4, mapped (slottable.c) */
 };
 
 /* Errors: one line on stderr, "xdp-fastpath: ...". */

@@ -521,7 +521,7 @@ static int scan_flow(int family, const union fp_flow_key *key, const union fp_fl
 		fp_flow_delete(sc->cs->inst, family, key, meta->flags & FP_FLOW_MARK);
 		return 0;
 	}
-	if (meta->flags & FP_FLOW_CLOSING)
+	if (fp_flow_closing(family, key, value))
 		c->doomed = 1;
 	/* A new stamp since the last scan: a packet, as old as the stamp says. Only then,
 	 * as a stamp left alone wraps round to look new every 19.5 hours. */

@@ -39,6 +39,7 @@
 #include "hooks.h"
 #include "instance.h"
 #include "route_watch.h"
+#include "slottable.h"
 
 /* The first dump of a large conntrack table takes a while (about 15 s for 1M entries here). */
 #define READY_TIMEOUT_MS 120000
@@ -153,8 +154,10 @@ static void write_heartbeat(struct daemon *d, uint64_t now, unsigned int flags)
 	/* New bridge ports, VLANs or FDB entries: every cached next hop may be wrong. */
 	bump_gen |= ports_take_topology_changed(&d->cs.ports);
 	if (bump_gen) {
-		cfg.nh_gen = cfg.nh_gen + 1 ? cfg.nh_gen + 1 : 1;
+		cfg.nh_gen = fp_nh_gen_next(cfg.nh_gen);
 		d->state.nh_bumps++;
+		if (!(cfg.nh_gen % FP_NH_GEN_SWEEP))
+			fp_flows_forget_next_hops(d->inst, cfg.nh_gen);
 	}
 	if (fp_write_config(d->inst, &cfg))
 		d->state.errors++;
@@ -288,6 +291,9 @@ static int daemon_run(struct fp_instance *inst, const struct fp_options *opt, in
 	/* Events before the dump: nothing falls between the two. */
 	if (ctsync_open(&d.cs, inst, opt, &d.state, &d.route))
 		return 1;
+	/* What an earlier daemon was inserting or deleting when it died. */
+	inst->slots4->owner = true;
+	fp_slots_reclaim_orphans(inst->slots4);
 	d.cs.ports.topo = &d.topo;
 	if (ctsync_resync(&d.cs))
 		return 1;
@@ -295,6 +301,7 @@ static int daemon_run(struct fp_instance *inst, const struct fp_options *opt, in
 	 * heartbeat makes the maps live again, not a scan later. Meanwhile they would forward
 	 * a new connection with the same tuple past conntrack, translated as the old one. */
 	ctsync_scan(&d.cs, fp_now_ns());
+	fp_flows_sync(inst);
 	write_heartbeat(&d, fp_now_ns(), HEARTBEAT_BUMP_GEN | HEARTBEAT_CHECK_CLOCK);
 	publish_state(&d);
 	err = write_pid_file(inst);
@@ -365,6 +372,10 @@ static int daemon_run(struct fp_instance *inst, const struct fp_options *opt, in
 			if (read(d.timer_fd, &expirations, sizeof(expirations)) > 0)
 				scan(&d);
 		}
+		/* What this round inserted goes live, what it deleted is reused, a grace
+		 * period from now (slottable.h). */
+		if (fp_flows_sync(inst))
+			d.state.errors++;
 	}
 
 	/* Clean stop: the kernel takes every flow back now, not after the lease. The stale

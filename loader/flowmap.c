@@ -11,6 +11,7 @@
 #include <bpf/bpf.h>
 
 #include "flowmap.h"
+#include "slottable.h"
 
 #define WALK_CHUNK	1024
 #define KERNEL_ENOTSUPP 524 /* not in userspace's errno.h */
@@ -71,7 +72,7 @@ static int marks_fd(const struct fp_instance *inst, int family)
  * rest (counters, next hop, last packet, closing) is the datapath's. */
 static bool same_translation(int family, const union fp_flow_value *a, const union fp_flow_value *b)
 {
-	const uint8_t daemon_flags = FP_FLOW_SNAT | FP_FLOW_DNAT | FP_FLOW_MARK;
+	const uint8_t daemon_flags = FP_FLOW_DAEMON_MASK;
 
 	if (family == AF_INET)
 		return !((a->v4.meta.flags ^ b->v4.meta.flags) & daemon_flags) &&
@@ -112,17 +113,68 @@ static int flow_adopt(const struct fp_instance *inst, int family, const union fp
 	return 0;
 }
 
+/* The IPv4 case of flow_adopt: the same, in a slot; a replacement is a new slot, which
+ * goes live a grace period after the old one is deleted. */
+static int slot_adopt(const struct fp_instance *inst, uint32_t existing,
+		      const union fp_flow_value *value, uint32_t mark,
+		      const struct fp_flow_key4 *key)
+{
+	struct fp_slots *t = inst->slots4;
+	union fp_flow_value old = {.v4 = t->slot[existing].flow};
+	uint32_t again;
+	int64_t index;
+
+	if (same_translation(AF_INET, &old, value))
+		return -EEXIST;
+	fp_slots_delete(t, existing);
+	index = fp_slots_insert(t, key, &value->v4, &again);
+	if (index < 0) {
+		if (mark)
+			bpf_map_delete_elem(inst->marks4_fd, key);
+		return index;
+	}
+	if ((old.v4.meta.flags & FP_FLOW_MARK) && !mark)
+		bpf_map_delete_elem(inst->marks4_fd, key);
+	return 0;
+}
+
+/* A key as fp_marks4 has it, without the state a slot's has. */
+static const union fp_flow_key *mark_key(int family, const union fp_flow_key *key,
+					 union fp_flow_key *buf)
+{
+	if (family != AF_INET || !key->v4.state)
+		return key;
+	*buf = *key;
+	buf->v4.state = 0;
+	return buf;
+}
+
 int fp_flow_insert(const struct fp_instance *inst, int family, const union fp_flow_key *key,
 		   const union fp_flow_value *value, uint32_t mark)
 {
+	union fp_flow_key kbuf;
 	int err;
 
+	key = mark_key(family, key, &kbuf);
 	/* The mark first: the datapath passes a marked flow's packets while it has none. */
 	if (mark && bpf_map_update_elem(marks_fd(inst, family), key, &mark, BPF_ANY))
 		return -errno;
-	err = bpf_map_update_elem(map_fd(inst, family), key, value, BPF_NOEXIST) ? -errno : 0;
-	if (err == -EEXIST)
-		return flow_adopt(inst, family, key, value, mark);
+	if (family == AF_INET) {
+		uint32_t existing;
+		int64_t index = fp_slots_insert(inst->slots4, &key->v4, &value->v4, &existing);
+
+		err = index >= 0 ? 0 : index;
+		if (err == -EEXIST)
+			return slot_adopt(inst, existing, value, mark, &key->v4);
+	} else {
+		union fp_flow_value live = *value;
+
+		live.v6.state = FP_SLOT_LIVE;
+		err = bpf_map_update_elem(map_fd(inst, family), key, &live, BPF_NOEXIST) ? -errno
+											 : 0;
+		if (err == -EEXIST)
+			return flow_adopt(inst, family, key, &live, mark);
+	}
 	if (err && mark)
 		bpf_map_delete_elem(marks_fd(inst, family), key);
 	return err;
@@ -131,11 +183,63 @@ int fp_flow_insert(const struct fp_instance *inst, int family, const union fp_fl
 int fp_flow_delete(const struct fp_instance *inst, int family, const union fp_flow_key *key,
 		   bool marked)
 {
-	int err = bpf_map_delete_elem(map_fd(inst, family), key) ? -errno : 0;
+	union fp_flow_key kbuf;
+	int err;
 
+	key = mark_key(family, key, &kbuf);
+	if (family == AF_INET) {
+		int64_t index = fp_slots_locate(inst->slots4, &key->v4);
+
+		err = index < 0 ? index : fp_slots_delete(inst->slots4, index);
+	} else {
+		err = bpf_map_delete_elem(map_fd(inst, family), key) ? -errno : 0;
+	}
 	if (marked)
 		bpf_map_delete_elem(marks_fd(inst, family), key);
 	return err;
+}
+
+int fp_flows_sync(const struct fp_instance *inst)
+{
+	return inst->slots4 ? fp_slots_sync(inst->slots4) : 0;
+}
+
+struct forget_ctx {
+	const struct fp_instance *inst;
+	uint16_t gen;
+};
+
+static int forget_next_hop6(int family, const union fp_flow_key *key,
+			    const union fp_flow_value *value, void *arg)
+{
+	struct forget_ctx *fc = arg;
+	union fp_flow_value now;
+
+	(void)family;
+	if (!value->v6.meta.nh_gen || value->v6.meta.nh_gen == fc->gen)
+		return 0;
+	/* A value is written whole: read again just before, to lose as little as can be of
+	 * what the datapath writes meanwhile (an idle flow's: it has had no packet since
+	 * its generation was current). */
+	if (bpf_map_lookup_elem(fc->inst->flows6_fd, key, &now) == 0 &&
+	    now.v6.meta.nh_gen != fc->gen) {
+		now.v6.meta.nh_gen = 0;
+		bpf_map_update_elem(fc->inst->flows6_fd, key, &now, BPF_EXIST);
+	}
+	return 0;
+}
+
+void fp_flows_forget_next_hops(const struct fp_instance *inst, uint32_t gen)
+{
+	struct forget_ctx fc = {.inst = inst, .gen = gen};
+
+	fp_slots_forget_next_hops(inst->slots4, gen);
+	fp_flows_walk(inst, AF_INET6, forget_next_hop6, &fc);
+}
+
+bool fp_flow_closing(int family, const union fp_flow_key *key, const union fp_flow_value *value)
+{
+	return (family == AF_INET ? key->v4.state : value->v6.state) & FP_SLOT_CLOSING;
 }
 
 /* Entry by entry, for kernels or maps without batch lookups. */
@@ -222,11 +326,41 @@ static int walk_chunk(const uint8_t *keys, const uint8_t *values, uint32_t count
 	return 0;
 }
 
+struct slot_walk {
+	int (*fn)(int family, const union fp_flow_key *key, const union fp_flow_value *value,
+		  void *arg);
+	void *arg;
+};
+
+static int walk_slot(uint32_t index, struct fp_slot4 *slot, void *arg)
+{
+	struct slot_walk *sw = arg;
+	union fp_flow_key key = {.v4 = slot->key};
+	union fp_flow_value value = {.v4 = slot->flow};
+
+	(void)index;
+	return sw->fn(AF_INET, &key, &value, sw->arg);
+}
+
+/* The IPv4 table's live slots, as entries of a map. */
+static int walk_slots(struct fp_slots *t,
+		      int (*fn)(int family, const union fp_flow_key *key,
+				const union fp_flow_value *value, void *arg),
+		      void *arg)
+{
+	struct slot_walk sw = {.fn = fn, .arg = arg};
+
+	return fp_slots_walk(t, walk_slot, &sw);
+}
+
 int fp_flows_walk(const struct fp_instance *inst, int family,
 		  int (*fn)(int family, const union fp_flow_key *key,
 			    const union fp_flow_value *value, void *arg),
 		  void *arg)
 {
+	if (family == AF_INET)
+		return inst->slots4 ? walk_slots(inst->slots4, fn, arg) : -EBADF;
+
 	struct walk_ctx wc = {
 		.family = family,
 		.key_size = family == AF_INET ? sizeof(struct fp_flow_key4)
@@ -270,6 +404,7 @@ static uint32_t delete_where(struct delete_ctx *dc)
 {
 	fp_flows_walk(dc->inst, AF_INET, delete_matching, dc);
 	fp_flows_walk(dc->inst, AF_INET6, delete_matching, dc);
+	fp_flows_sync(dc->inst);
 	return dc->deleted;
 }
 
@@ -304,11 +439,12 @@ uint32_t fp_flows_delete_all(const struct fp_instance *inst)
 	uint32_t cleared = 0;
 
 	/* The flows first: the datapath passes a marked flow's packets while it has no mark. */
-	if (clear_map(inst->flows4_fd, sizeof(struct fp_flow_key4), sizeof(struct fp_flow4),
-		      &cleared) ||
-	    clear_map(inst->flows6_fd, sizeof(struct fp_flow_key6), sizeof(struct fp_flow6),
+	if (inst->slots4)
+		cleared = fp_slots_delete_all(inst->slots4);
+	if (clear_map(inst->flows6_fd, sizeof(struct fp_flow_key6), sizeof(struct fp_flow6),
 		      &cleared))
 		return cleared + delete_where(&dc); /* entry by entry, marks with their flows */
+	fp_flows_sync(inst);
 	/* Marks of flows that are gone too (a daemon that died between a mark and its flow). */
 	clear_map(inst->marks4_fd, sizeof(struct fp_flow_key4), sizeof(__u32), &(uint32_t){0});
 	clear_map(inst->marks6_fd, sizeof(struct fp_flow_key6), sizeof(__u32), &(uint32_t){0});

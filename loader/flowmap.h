@@ -24,9 +24,22 @@ void fp_key_to_tuple(int family, const union fp_flow_key *key, struct fp_tuple *
  * counters and next hop; one translating otherwise is replaced. -E2BIG if the map is full. */
 int fp_flow_insert(const struct fp_instance *inst, int family, const union fp_flow_key *key,
 		   const union fp_flow_value *value, uint32_t mark);
-/* Deletes an entry, and then its mark if it has one (@marked). */
+/* Deletes an entry, and then its mark if it has one (@marked). An IPv4 key's state is
+ * ignored: a walk's may have one. */
 int fp_flow_delete(const struct fp_instance *inst, int family, const union fp_flow_key *key,
 		   bool marked);
+/* Makes the IPv4 entries inserted since the last call live, after a grace period, and the
+ * slots deleted since free for reuse (slottable.h): after every batch of changes. */
+int fp_flows_sync(const struct fp_instance *inst);
+/*
+ * Clears the cached next hop of every entry whose generation is neither 0 nor @gen's low
+ * 16 bits, which entries keep: called every FP_NH_GEN_SWEEP generations, no generation a
+ * wrap brings back (65535 later) finds an entry that cached it.
+ */
+#define FP_NH_GEN_SWEEP 16384
+void fp_flows_forget_next_hops(const struct fp_instance *inst, uint32_t gen);
+/* Whether the datapath saw the flow's FIN or RST (an entry as a walk gives it). */
+bool fp_flow_closing(int family, const union fp_flow_key *key, const union fp_flow_value *value);
 /* Calls fn for every entry of the family's map (batched); fn may delete entries. */
 int fp_flows_walk(const struct fp_instance *inst, int family,
 		  int (*fn)(int family, const union fp_flow_key *key,

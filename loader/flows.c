@@ -39,9 +39,11 @@ static int print_flow(int family, const union fp_flow_key *key, const union fp_f
 	uint32_t ingress;
 	const void *nat_saddr, *nat_daddr;
 	uint16_t nat_sport, nat_dport;
-	const struct fp_flow_counters *ctr = family == AF_INET ? &value->v4.ctr : &value->v6.ctr;
+	unsigned long long packets = family == AF_INET ? value->v4.packets : value->v6.packets;
+	unsigned long long bytes = family == AF_INET ? value->v4.bytes : value->v6.bytes;
+	bool closing = fp_flow_closing(family, key, value);
 	/* To the stamp's precision, about a second. */
-	double idle_s = ctr->packets ? (double)fp_stamp_age_ns(pc->now, meta->last_seen) / 1e9 : -1;
+	double idle_s = packets ? (double)fp_stamp_age_ns(pc->now, meta->last_seen) / 1e9 : -1;
 
 	fp_key_to_tuple(family, key, &t, &ingress);
 	if (family == AF_INET) {
@@ -66,11 +68,10 @@ static int print_flow(int family, const union fp_flow_key *key, const union fp_f
 	if (meta->nh_gen)
 		fp_ifname(meta->oif, out);
 	/* What the datapath pushes on the port: a VLAN tag, a PPPoE session. */
-	unsigned int out_vlan = meta->nh_gen && (meta->nh_flags & FP_ENCAP_VLAN)
-					? ntohs(meta->vlan_tci) & 0xfff
-					: 0;
+	unsigned int out_vlan =
+		meta->nh_gen && (meta->flags & FP_ENCAP_VLAN) ? ntohs(meta->vlan_tci) & 0xfff : 0;
 	unsigned int out_session =
-		meta->nh_gen && (meta->nh_flags & FP_ENCAP_PPPOE) ? ntohs(meta->pppoe_sid) : 0;
+		meta->nh_gen && (meta->flags & FP_ENCAP_PPPOE) ? ntohs(meta->pppoe_sid) : 0;
 
 	if (pc->json) {
 		printf("%s\n    {\"proto\": \"%s\", \"in\": \"%s\", \"src\": \"%s\", \"dst\": "
@@ -80,9 +81,8 @@ static int print_flow(int family, const union fp_flow_key *key, const union fp_f
 		       "\"closing\": %s, \"out_vlan\": %u, \"out_pppoe_session\": %u}",
 		       pc->printed ? "," : "", t.proto == IPPROTO_TCP ? "tcp" : "udp", in, src, dst,
 		       out, nsrc, ndst, meta->flags & FP_FLOW_SNAT ? "true" : "false",
-		       meta->flags & FP_FLOW_DNAT ? "true" : "false",
-		       (unsigned long long)ctr->packets, (unsigned long long)ctr->bytes, idle_s,
-		       meta->flags & FP_FLOW_CLOSING ? "true" : "false", out_vlan, out_session);
+		       meta->flags & FP_FLOW_DNAT ? "true" : "false", packets, bytes, idle_s,
+		       closing ? "true" : "false", out_vlan, out_session);
 	} else {
 		char idle[32] = "never";
 
@@ -98,8 +98,7 @@ static int print_flow(int family, const union fp_flow_key *key, const union fp_f
 		}
 		printf("%-3s %-8s %s -> %s  =>  %-8s %s -> %s  %llu pkts %llu bytes idle %s%s\n",
 		       t.proto == IPPROTO_TCP ? "tcp" : "udp", in, src, dst, out, nsrc, ndst,
-		       (unsigned long long)ctr->packets, (unsigned long long)ctr->bytes, idle,
-		       meta->flags & FP_FLOW_CLOSING ? " closing" : "");
+		       packets, bytes, idle, closing ? " closing" : "");
 	}
 	pc->printed++;
 	return 0;

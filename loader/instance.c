@@ -25,6 +25,7 @@
 #include "common.h"
 #include "instance.h"
 #include "kernel.h"
+#include "slottable.h"
 #include "steer.h"
 #include "xdp_fastpath.skel.h"
 
@@ -154,7 +155,7 @@ static bool map_layouts_match(const struct fp_instance *inst)
 		int fd;
 		uint32_t key_size, value_size;
 	} maps[] = {
-		{inst->flows4_fd, sizeof(struct fp_flow_key4), sizeof(struct fp_flow4)},
+		{inst->flows4_fd, sizeof(uint32_t), sizeof(struct fp_slot4)},
 		{inst->flows6_fd, sizeof(struct fp_flow_key6), sizeof(struct fp_flow6)},
 		{inst->stats_fd, sizeof(uint32_t), sizeof(struct fp_stats)},
 	};
@@ -175,6 +176,8 @@ int fp_instance_open(struct fp_instance *inst, const char *pin_dir)
 {
 	struct bpf_prog_info info = {};
 	uint32_t info_len = sizeof(info);
+	struct bpf_map_info map_info = {};
+	uint32_t map_info_len = sizeof(map_info);
 	char path[PATH_MAX];
 
 	set_name(inst, pin_dir);
@@ -211,11 +214,31 @@ int fp_instance_open(struct fp_instance *inst, const char *pin_dir)
 		fp_instance_close(inst);
 		return -EBADF;
 	}
+	inst->slots4 = calloc(1, sizeof(*inst->slots4));
+	if (!inst->slots4 || fp_slots_map(inst->slots4, inst->flows4_fd)) {
+		int err = inst->slots4 ? -errno : -ENOMEM;
+
+		fp_err("cannot map %s's IPv4 flow table: %s", pin_dir, strerror(-err));
+		fp_instance_close(inst);
+		return err;
+	}
+	/* As many IPv4 entries as --flows allows, which sized the IPv6 map. */
+	if (bpf_obj_get_info_by_fd(inst->flows6_fd, &map_info, &map_info_len) == 0 &&
+	    map_info.max_entries < inst->slots4->capacity)
+		inst->slots4->capacity = map_info.max_entries;
 	return 0;
 }
 
 void fp_instance_close(struct fp_instance *inst)
 {
+	if (inst->slots4) {
+		/* What this process deleted is reused only after a grace period. */
+		if (inst->slots4->slot)
+			fp_slots_sync(inst->slots4);
+		fp_slots_unmap(inst->slots4);
+		free(inst->slots4);
+		inst->slots4 = NULL;
+	}
 	if (inst->prog_fd >= 0)
 		close(inst->prog_fd);
 	inst->prog_fd = -1;
@@ -257,6 +280,12 @@ struct xdp_fastpath *fp_datapath_open(uint32_t kernel)
 	return skel;
 }
 
+void fp_datapath_set_slots(struct xdp_fastpath *skel, uint32_t slots)
+{
+	bpf_map__set_max_entries(skel->maps.fp_flows4, slots);
+	skel->rodata->fp_slots4_mask = slots - 1;
+}
+
 /* Loads the program with the maps sized as asked, pins it all, and opens the pins. */
 int fp_instance_create(struct fp_instance *inst, const struct fp_options *opt)
 {
@@ -274,7 +303,7 @@ int fp_instance_create(struct fp_instance *inst, const struct fp_options *opt)
 		fp_err("cannot open the embedded BPF object: %s", strerror(errno));
 		return -errno;
 	}
-	bpf_map__set_max_entries(skel->maps.fp_flows4, opt->flows);
+	fp_datapath_set_slots(skel, fp_slots_for(opt->flows));
 	bpf_map__set_max_entries(skel->maps.fp_flows6, opt->flows);
 	/* Every flow may have a mark (mwan3 marks them all). */
 	bpf_map__set_max_entries(skel->maps.fp_marks4, opt->flows);
@@ -373,6 +402,7 @@ int fp_instance_load_tc(struct fp_instance *inst)
 	skel = fp_datapath_open(cfg.kernel);
 	if (!skel)
 		return -errno;
+	fp_datapath_set_slots(skel, inst->slots4->mask + 1);
 	bpf_object__for_each_map(map, skel->obj) {
 		int i = instance_map(bpf_map__name(map));
 

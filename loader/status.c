@@ -253,7 +253,7 @@ int cmd_status(int argc, char **argv, struct fp_options *opt)
 	fp_read_stats(&inst, stats);
 	fp_flows_count(&inst, &v4, &v6);
 	bpf_map_lookup_elem(inst.daemon_fd, &zero, &ds);
-	if (bpf_obj_get_info_by_fd(inst.flows4_fd, &info, &info_len) == 0)
+	if (bpf_obj_get_info_by_fd(inst.flows6_fd, &info, &info_len) == 0)
 		max_flows = info.max_entries;
 	for (int i = FP_STAT_PASS_NOT_IP; i < FP_STAT_MAX; i++)
 		if (i != FP_STAT_STEERED) /* counted again by its outcome */

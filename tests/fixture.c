@@ -107,6 +107,7 @@ void fx_setup(void)
 void fx_load(uint32_t kernel)
 {
 	fx_wire_release();
+	fp_slots_unmap(&fx.slots4);
 	xdp_fastpath__destroy(fx.skel);
 	fx.kernel = kernel;
 	fx.clock = (struct fp_clock){0};
@@ -115,15 +116,21 @@ void fx_load(uint32_t kernel)
 	fx.skel = fp_datapath_open(kernel);
 	if (!fx.skel)
 		DIE("opening the XDP program failed: %s", strerror(errno));
+	/* A small table: every reset clears it whole, in slow guests too. */
+	fp_datapath_set_slots(fx.skel, FX_SLOTS);
 	if (xdp_fastpath__load(fx.skel))
 		DIE("loading the XDP program failed: %s", strerror(errno));
 	fx.prog_fd = bpf_program__fd(fx.skel->progs.xdp_fastpath);
 	fx.prog_tc_fd = bpf_program__fd(fx.skel->progs.xdp_fastpath_tc);
+	if (fp_slots_map(&fx.slots4, bpf_map__fd(fx.skel->maps.fp_flows4)))
+		DIE("mapping the IPv4 flow table failed: %s", strerror(errno));
+	fx.slots4.owner = true;
 	fx_reset();
 }
 
 void fx_teardown(void)
 {
+	fp_slots_unmap(&fx.slots4);
 	xdp_fastpath__destroy(fx.skel);
 	fx.skel = NULL;
 }
@@ -164,7 +171,9 @@ void fx_reset(void)
 	struct fp_config cfg = {.nh_gen = 1};
 	int ports[] = {fx.lan_ifindex, fx.wan_ifindex, fx.port_ifindex};
 
-	clear_map(fx.skel->maps.fp_flows4, sizeof(struct fp_flow_key4));
+	/* No program runs but the tests' own: every slot FREE at once. */
+	memset(fx.slots4.slot, 0, (size_t)(fx.slots4.mask + 1) * sizeof(struct fp_slot4));
+	fx.slots4.pending.count = fx.slots4.limbo.count = 0;
 	clear_map(fx.skel->maps.fp_flows6, sizeof(struct fp_flow_key6));
 	clear_map(fx.skel->maps.fp_marks4, sizeof(struct fp_flow_key4));
 	clear_map(fx.skel->maps.fp_marks6, sizeof(struct fp_flow_key6));
@@ -213,7 +222,16 @@ void fx_add_fdb(uint32_t bridge, const uint8_t mac[6], uint32_t port)
 
 void fx_add_flow4(const struct fp_flow_key4 *key, const struct fp_flow4 *flow)
 {
-	if (bpf_map_update_elem(bpf_map__fd(fx.skel->maps.fp_flows4), key, flow, 0))
+	uint32_t existing;
+	int64_t index = fp_slots_insert(&fx.slots4, key, flow, &existing);
+
+	/* Tests replace entries to change them: in place, as no program runs now. */
+	if (index == -EEXIST) {
+		fx.slots4.slot[existing].flow = *flow;
+		fx.slots4.slot[existing].key.state = FP_SLOT_LIVE;
+		index = existing;
+	}
+	if (index < 0 || fp_slots_sync(&fx.slots4))
 		DIE("flow4 insert: %s", strerror(errno));
 }
 
@@ -229,9 +247,29 @@ void fx_set_mark4(const struct fp_flow_key4 *key, uint32_t mark)
 		DIE("mark4 insert: %s", strerror(errno));
 }
 
+int fx_get_flow4_state(const struct fp_flow_key4 *key)
+{
+	int64_t index = fp_slots_find(&fx.slots4, key);
+
+	return index >= 0 ? fx.slots4.slot[index].key.state : -1;
+}
+
+void fx_set_flow4_state(const struct fp_flow_key4 *key, uint8_t state)
+{
+	int64_t index = fp_slots_find(&fx.slots4, key);
+
+	if (index < 0)
+		DIE("no IPv4 flow to set the state of");
+	fx.slots4.slot[index].key.state = state;
+}
+
 bool fx_get_flow4(const struct fp_flow_key4 *key, struct fp_flow4 *flow)
 {
-	return bpf_map_lookup_elem(bpf_map__fd(fx.skel->maps.fp_flows4), key, flow) == 0;
+	int64_t index = fp_slots_find(&fx.slots4, key);
+
+	if (index >= 0)
+		*flow = fx.slots4.slot[index].flow;
+	return index >= 0;
 }
 
 bool fx_get_flow6(const struct fp_flow_key6 *key, struct fp_flow6 *flow)

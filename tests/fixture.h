@@ -21,6 +21,7 @@
 
 #include "xdp_fastpath.h"
 #include "xdp_fastpath.skel.h"
+#include "slottable.h"
 
 #define FX_WAN_MTU 1400
 
@@ -48,10 +49,13 @@
 extern const uint8_t fx_lan_mac[6], fx_lan_host_mac[6], fx_wan_mac[6], fx_wan_host_mac[6];
 extern const uint8_t fx_port_mac[6], fx_peer_mac[6];
 
+#define FX_SLOTS 4096 /* the IPv4 table's slots */
+
 struct fixture {
 	struct xdp_fastpath *skel;
-	int prog_fd;	/* the XDP entry point */
-	int prog_tc_fd; /* the tc entry point */
+	struct fp_slots slots4; /* fp_flows4, mapped */
+	int prog_fd;		/* the XDP entry point */
+	int prog_tc_fd;		/* the tc entry point */
 	int lan_ifindex, wan_ifindex, port_ifindex;
 	int nr_cpus;
 	uint32_t kernel; /* FP_KERNEL_* the program was loaded with */
@@ -79,6 +83,9 @@ void fx_add_flow6(const struct fp_flow_key6 *key, const struct fp_flow6 *flow);
 /* The conntrack mark of a flow with FP_FLOW_MARK (fp_marks4). */
 void fx_set_mark4(const struct fp_flow_key4 *key, uint32_t mark);
 bool fx_get_flow4(const struct fp_flow_key4 *key, struct fp_flow4 *flow);
+/* An IPv4 flow's slot state (FP_SLOT_*), -1 if it has none; and setting it. */
+int fx_get_flow4_state(const struct fp_flow_key4 *key);
+void fx_set_flow4_state(const struct fp_flow_key4 *key, uint8_t state);
 bool fx_get_flow6(const struct fp_flow_key6 *key, struct fp_flow6 *flow);
 void fx_del_tx_port(int ifindex);
 void fx_add_ingress(const struct fp_ingress_key *key, const struct fp_ingress *upper);

@@ -180,13 +180,11 @@ void prog_cost(void)
 	pingpong_key("198.18.1.2", 40000, &key);
 	if (!fx_get_flow4(&key, &flow))
 		DIE("bench-prog: the flow is not in the map");
-	flow.meta.flags |= FP_FLOW_CLOSING;
-	fx_add_flow4(&key, &flow);
+	fx_set_flow4_state(&key, FP_SLOT_LIVE | FP_SLOT_CLOSING);
 	ns = stage("+ the flow found (closing: pass)", tcp, tcp_len, FP_STAT_PASS_CLOSING, ns);
 
 	/* Its egress not attached: the cached next hop is checked, then the devmap. */
-	flow.meta.flags &= ~FP_FLOW_CLOSING;
-	fx_add_flow4(&key, &flow);
+	fx_set_flow4_state(&key, FP_SLOT_LIVE);
 	fx_del_tx_port(fx.wan_ifindex);
 	ns = stage("+ next hop (cached), egress not attached: pass", tcp, tcp_len,
 		   FP_STAT_PASS_EGRESS, ns);

@@ -37,6 +37,7 @@ struct flow_spec {
 	bool none;	    /* install no flow */
 	enum iface ingress; /* key's ingress, if not the packet's */
 	uint16_t flags;
+	bool closing; /* the datapath saw its FIN or RST */
 	const char *nat_saddr, *nat_daddr;
 	uint16_t nat_sport, nat_dport;
 };
@@ -316,7 +317,7 @@ static const struct dp_case cases[] = {
 	{ "tcp without ack passes", LAN, { FROM_LAN, CLI4, .proto = IPPROTO_TCP, .tcp_flags = 0x08 },
 	  { SNAT_WAN }, .verdict = XDP_PASS, .stat = FP_STAT_PASS_TCP_FLAGS },
 	{ "closing flow passes", LAN, { FROM_LAN, CLI4, .proto = IPPROTO_TCP },
-	  { .flags = FP_FLOW_SNAT | FP_FLOW_CLOSING, .nat_saddr = "198.19.2.1", .nat_sport = 61000 },
+	  { .flags = FP_FLOW_SNAT, .closing = true, .nat_saddr = "198.19.2.1", .nat_sport = 61000 },
 	  .verdict = XDP_PASS, .stat = FP_STAT_PASS_CLOSING },
 	{ "non-ip (arp ethertype) passes", LAN,
 	  { FROM_LAN, CLI4, .proto = IPPROTO_UDP, .ethertype = 0x0806 }, { SNAT_WAN },
@@ -802,10 +803,13 @@ static void install_flow(const struct dp_case *c)
 		if (f->nat_daddr)
 			addr(4, f->nat_daddr, &flow.nat_daddr);
 		fx_add_flow4(&k4, &flow);
+		if (f->closing)
+			fx_set_flow4_state(&k4, FP_SLOT_LIVE | FP_SLOT_CLOSING);
 	} else {
 		struct fp_flow6 flow = {.meta.flags = f->flags,
 					.nat_sport = htons(f->nat_sport),
-					.nat_dport = htons(f->nat_dport)};
+					.nat_dport = htons(f->nat_dport),
+					.state = FP_SLOT_LIVE | (f->closing ? FP_SLOT_CLOSING : 0)};
 
 		if (f->nat_saddr)
 			addr(6, f->nat_saddr, flow.nat_saddr);
@@ -815,9 +819,14 @@ static void install_flow(const struct dp_case *c)
 	}
 }
 
-/* The flow's state after the run. */
-static bool read_flow_meta(const struct dp_case *c, struct fp_flow_meta *meta,
-			   struct fp_flow_counters *ctr)
+/* A flow as a run left it, either family. */
+struct flow_after {
+	struct fp_flow_meta meta;
+	uint64_t packets, bytes;
+	bool closing;
+};
+
+static bool read_flow(const struct dp_case *c, struct flow_after *fa)
 {
 	struct fp_flow_key4 k4;
 	struct fp_flow_key6 k6;
@@ -828,13 +837,13 @@ static bool read_flow_meta(const struct dp_case *c, struct fp_flow_meta *meta,
 	if (c->in.family == 4) {
 		if (!fx_get_flow4(&k4, &f4))
 			return false;
-		*meta = f4.meta;
-		*ctr = f4.ctr;
+		*fa = (struct flow_after){f4.meta, f4.packets, f4.bytes,
+					  fx_get_flow4_state(&k4) & FP_SLOT_CLOSING};
 	} else {
 		if (!fx_get_flow6(&k6, &f6))
 			return false;
-		*meta = f6.meta;
-		*ctr = f6.ctr;
+		*fa = (struct flow_after){f6.meta, f6.packets, f6.bytes,
+					  f6.state & FP_SLOT_CLOSING};
 	}
 	return true;
 }
@@ -951,8 +960,7 @@ static void run_case(const struct dp_case *c, enum hook hook)
 	CHECK(verdict == want_verdict, "verdict %d, want %d", verdict, want_verdict);
 	if (c->verdict == XDP_REDIRECT) {
 		uint64_t l3_bytes;
-		struct fp_flow_counters ctr;
-		struct fp_flow_meta meta;
+		struct flow_after fa;
 		struct pkt_view v;
 
 		want_len = build_expected(c, want);
@@ -965,32 +973,30 @@ static void run_case(const struct dp_case *c, enum hook hook)
 		if (v.family == 4)
 			CHECK(pkt_ipv4_csum_ok(out, out_len), "bad IPv4 header checksum out");
 		CHECK(pkt_l4_csum_ok(out, out_len), "bad L4 checksum out");
-		CHECK(read_flow_meta(c, &meta, &ctr), "flow vanished");
-		CHECK(meta.oif == (uint32_t)iface_index(c->egress), "egress %u, want %d", meta.oif,
-		      iface_index(c->egress));
+		CHECK(read_flow(c, &fa), "flow vanished");
+		CHECK(fa.meta.oif == (uint32_t)iface_index(c->egress), "egress %u, want %d",
+		      fa.meta.oif, iface_index(c->egress));
 		/* An aggregate counts as the segments it leaves as. */
 		l3_bytes = v.l3_len + (segs - 1) * hdrs;
-		CHECK(ctr.packets == segs && ctr.bytes == l3_bytes,
+		CHECK(fa.packets == segs && fa.bytes == l3_bytes,
 		      "flow counters %llu packets %llu bytes, want %u and %llu",
-		      (unsigned long long)ctr.packets, (unsigned long long)ctr.bytes, segs,
+		      (unsigned long long)fa.packets, (unsigned long long)fa.bytes, segs,
 		      (unsigned long long)l3_bytes);
 		check_stats(before, after, c->stat, l3_bytes, segs);
 	} else {
-		struct fp_flow_counters ctr;
-		struct fp_flow_meta meta;
+		struct flow_after fa;
 
 		CHECK(out_len == in_len && !memcmp(out, in, in_len), "passed frame was modified");
 		if (out_len != in_len || memcmp(out, in, in_len))
 			tl_hexdump_diff(out, out_len, in, in_len);
 		check_stats(before, after, c->stat, 0, 1);
-		if (!c->flow.none && read_flow_meta(c, &meta, &ctr)) {
+		if (!c->flow.none && read_flow(c, &fa)) {
 			bool fin_rst = c->in.proto == IPPROTO_TCP && (c->in.tcp_flags & 0x05) &&
 				       c->stat == FP_STAT_PASS_TCP_FLAGS;
 
-			CHECK_EQ(ctr.packets, 0, "the flow counter of a passed packet");
-			CHECK(!!(meta.flags & FP_FLOW_CLOSING) ==
-				      (fin_rst || (c->flow.flags & FP_FLOW_CLOSING)),
-			      "closing flag %s", meta.flags & FP_FLOW_CLOSING ? "set" : "not set");
+			CHECK_EQ(fa.packets, 0, "the flow counter of a passed packet");
+			CHECK(fa.closing == (fin_rst || c->flow.closing), "closing %s",
+			      fa.closing ? "set" : "not set");
 		}
 	}
 	tl_case_end();
@@ -1039,8 +1045,8 @@ static void test_nexthop_generation(void)
 		      flow.meta.mtu == FX_WAN_MTU && !memcmp(flow.meta.dmac, fx_wan_host_mac, 6) &&
 		      !memcmp(flow.meta.smac, fx_wan_mac, 6),
 	      "cache holds gen %u oif %u mtu %u", flow.meta.nh_gen, flow.meta.oif, flow.meta.mtu);
-	CHECK(flow.ctr.packets == 2, "flow counted %llu packets, want 2",
-	      (unsigned long long)flow.ctr.packets);
+	CHECK(flow.packets == 2, "flow counted %llu packets, want 2",
+	      (unsigned long long)flow.packets);
 	tl_case_end();
 }
 
@@ -1088,7 +1094,7 @@ static void test_nexthop_mark_fallback(void)
 	fx_add_flow4(&key, &flow);
 	in_len = pkt_build(&c->in, in);
 	expect_untouched(in, in_len, fx.lan_ifindex, XDP_PASS, FP_STAT_PASS_NO_FIB_MARK);
-	CHECK(fx_get_flow4(&key, &flow) && flow.meta.nh_gen == 0 && flow.ctr.packets == 0,
+	CHECK(fx_get_flow4(&key, &flow) && flow.meta.nh_gen == 0 && flow.packets == 0,
 	      "the marked flow got a next hop or counted a packet");
 
 	fx_reset();
@@ -1170,7 +1176,7 @@ static void test_mark_missing(void)
 	fx_add_flow4(&key, &flow);
 	in_len = pkt_build(&c->in, in);
 	expect_untouched(in, in_len, fx.lan_ifindex, XDP_PASS, FP_STAT_PASS_NO_FLOW);
-	CHECK(fx_get_flow4(&key, &flow) && flow.meta.nh_gen == 0 && flow.ctr.packets == 0,
+	CHECK(fx_get_flow4(&key, &flow) && flow.meta.nh_gen == 0 && flow.packets == 0,
 	      "the flow got a next hop or counted a packet");
 	tl_case_end();
 }
@@ -1215,11 +1221,10 @@ static void test_flow_counters(void)
 {
 	const struct dp_case *c = &cases[1]; /* ipv4 udp snat lan->wan */
 	static uint8_t in[PKT_MAX], out[PKT_MAX];
-	struct fp_flow_counters ctr;
-	struct fp_flow_meta meta;
+	struct flow_after fa;
 	uint64_t t0, t1;
 	uint32_t out_len;
-	uint16_t first, last;
+	uint8_t first, last;
 	size_t in_len;
 
 	tl_case_begin("flow counters and last-seen time");
@@ -1232,16 +1237,16 @@ static void test_flow_counters(void)
 	for (int i = 0; i < 3; i++)
 		fx_run(in, in_len, fx.lan_ifindex, out, &out_len);
 	t1 = fx_now_ns() + 2 * fx.clock.tick_ns;
-	CHECK(read_flow_meta(c, &meta, &ctr), "flow vanished");
-	CHECK(ctr.packets == 3 && ctr.bytes == 3 * (in_len - 14), "counted %llu/%llu",
-	      (unsigned long long)ctr.packets, (unsigned long long)ctr.bytes);
-	/* The stamp is the clock's 2^30 ns unit, 16 bits of it. */
+	CHECK(read_flow(c, &fa), "flow vanished");
+	CHECK(fa.packets == 3 && fa.bytes == 3 * (in_len - 14), "counted %llu/%llu",
+	      (unsigned long long)fa.packets, (unsigned long long)fa.bytes);
+	/* The stamp is the clock's 2^30 ns unit, 8 bits of it. */
 	first = t0 >> FP_STAMP_SHIFT;
 	last = t1 >> FP_STAMP_SHIFT;
-	CHECK((uint16_t)(meta.last_seen - first) <= (uint16_t)(last - first),
-	      "last seen %u outside the runs' %u..%u", meta.last_seen, first, last);
-	CHECK(fp_stamp_age_ns(t1, meta.last_seen) <= t1 - t0 + (1ull << FP_STAMP_SHIFT),
-	      "last seen %llu ns ago", (unsigned long long)fp_stamp_age_ns(t1, meta.last_seen));
+	CHECK((uint8_t)(fa.meta.last_seen - first) <= (uint8_t)(last - first),
+	      "last seen %u outside the runs' %u..%u", fa.meta.last_seen, first, last);
+	CHECK(fp_stamp_age_ns(t1, fa.meta.last_seen) <= t1 - t0 + (1ull << FP_STAMP_SHIFT),
+	      "last seen %llu ns ago", (unsigned long long)fp_stamp_age_ns(t1, fa.meta.last_seen));
 	tl_case_end();
 }
 
@@ -1297,8 +1302,7 @@ static void test_steering(void)
 	uint64_t before[FP_STAT_MAX], after[FP_STAT_MAX];
 	int cpus_fd = bpf_map__fd(fx.skel->maps.fp_cpus);
 	struct fp_config cfg = {.nh_gen = 1, .steer_cpus = fx.nr_cpus};
-	struct fp_flow_counters ctr;
-	struct fp_flow_meta meta;
+	struct flow_after fa;
 	uint32_t out_len;
 	size_t in_len, want_len;
 	int verdict;
@@ -1324,7 +1328,7 @@ static void test_steering(void)
 	in_len = pkt_build(&c->in, in);
 	/* A redirect to the cpumap, counted as steered and nothing else. */
 	expect_untouched(in, in_len, fx.lan_ifindex, XDP_REDIRECT, FP_STAT_STEERED);
-	CHECK(read_flow_meta(c, &meta, &ctr) && ctr.packets == 0, "the flow counted it already");
+	CHECK(read_flow(c, &fa) && fa.packets == 0, "the flow counted it already");
 	tl_case_end();
 
 	tl_case_begin("steering to a cpu without a cpumap entry forwards where it arrived");

@@ -2,11 +2,12 @@
 /*
  * fp-test: the datapath tests. Needs root; runs in a network namespace of its own.
  *   fp-test                 every suite
- *   fp-test --suite NAME    datapath | differential | attach | conntable | topology | veth |
- *                           clock
+ *   fp-test --suite NAME    datapath | differential | attach | conntable | slottable |
+ *                           topology | veth | clock
  *   fp-test --bench         per-packet cost, stage by stage (BPF_PROG_TEST_RUN repeat)
- * FP_FUZZ_ITERATIONS and FP_FUZZ_SEED tune the randomized test. The conntable suite needs
- * neither root nor BPF: it runs under qemu-user for other architectures (tests/cross/run.sh).
+ * FP_FUZZ_ITERATIONS and FP_FUZZ_SEED tune the randomized test. The conntable and slottable
+ * suites need neither root nor BPF: they run under qemu-user for other architectures
+ * (tests/cross/run.sh).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -30,14 +31,18 @@ int main(int argc, char **argv)
 	else if (argc == 2 && !strcmp(argv[1], "--bench"))
 		suite = "bench";
 	else if (argc != 1) {
-		fprintf(stderr, "usage: fp-test [--suite "
-				"datapath|differential|attach|conntable|topology|veth|clock] "
-				"[--bench]\n");
+		fprintf(stderr,
+			"usage: fp-test [--suite "
+			"datapath|differential|attach|conntable|slottable|topology|veth|clock] "
+			"[--bench]\n");
 		return 2;
 	}
-	if (suite && !strcmp(suite, "conntable")) {
+	if (suite && (!strcmp(suite, "conntable") || !strcmp(suite, "slottable"))) {
 		setvbuf(stdout, NULL, _IOLBF, 0);
-		test_conntable();
+		if (!strcmp(suite, "conntable"))
+			test_conntable();
+		else
+			test_slottable();
 		printf("fp-test: %d passed, %d failed\n", tl_passed, tl_failed);
 		return tl_failed ? 1 : 0;
 	}
@@ -67,6 +72,8 @@ int main(int argc, char **argv)
 		test_attach();
 	if (!suite || !strcmp(suite, "conntable"))
 		test_conntable();
+	if (!suite)
+		test_slottable();
 	if (!suite || !strcmp(suite, "topology"))
 		test_topology();
 	if (!suite || !strcmp(suite, "veth"))

@@ -7,6 +7,7 @@ void test_datapath(void);
 void test_differential(unsigned long iterations, unsigned int seed);
 void test_attach(void);
 void test_conntable(void);
+void test_slottable(void);
 void test_topology(void);
 void test_veth_peer(void);
 void test_clock(void);

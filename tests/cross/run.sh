@@ -39,19 +39,21 @@ for arch in "${archs[@]}"; do
 	# The C library comes with the cross compiler, the others from the sysroot.
 	libs=build/sysroot-$arch/usr/lib/$triplet:build/sysroot-$arch/lib/$triplet
 	on_target() { QEMU_LD_PREFIX=/usr/$triplet LD_LIBRARY_PATH=$libs "$qemu" "$@"; }
-	on_target "build/$arch/fp-test" --suite conntable >"$log" 2>&1
-	grep -v '^ok' "$log" | grep -v 'passed, .* failed'
-	line=$(grep -E '[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
-	if [ -z "$line" ]; then
-		echo "FAIL - $arch: fp-test --suite conntable under qemu-user gave no result"
-		failed=$((failed + 1))
-		continue
-	fi
-	n_ok=$(sed -E 's/.* ([0-9]+) passed.*/\1/' <<<"$line")
-	n_fail=$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$line")
-	echo "$([ "$n_fail" = 0 ] && echo "ok  " || echo FAIL) - $arch: the connection table's tests under qemu-user ($n_ok passed, $n_fail failed)"
-	passed=$((passed + n_ok))
-	failed=$((failed + n_fail))
+	for suite in conntable slottable; do
+		on_target "build/$arch/fp-test" --suite $suite >"$log" 2>&1
+		grep -v '^ok' "$log" | grep -v 'passed, .* failed'
+		line=$(grep -E '[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+		if [ -z "$line" ]; then
+			echo "FAIL - $arch: fp-test --suite $suite under qemu-user gave no result"
+			failed=$((failed + 1))
+			continue
+		fi
+		n_ok=$(sed -E 's/.* ([0-9]+) passed.*/\1/' <<<"$line")
+		n_fail=$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$line")
+		echo "$([ "$n_fail" = 0 ] && echo "ok  " || echo FAIL) - $arch: fp-test --suite $suite under qemu-user ($n_ok passed, $n_fail failed)"
+		passed=$((passed + n_ok))
+		failed=$((failed + n_fail))
+	done
 
 	seeds=$(mktemp -d)
 	if on_target "build/$arch/fuzz/fp-fuzz-seeds" cli "$seeds" >"$log" 2>&1 &&

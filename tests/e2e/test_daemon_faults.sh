@@ -8,7 +8,8 @@
 # transfers go on for seconds after the lease (2 s) of a daemon killed 2 s into them.
 . "$(dirname "$0")/testbed.sh"
 tb_setup
-tb_attach --lease 2 || exit 1
+# A small table (512 slots) keeps bpftool's dumps of fp_flows4 short.
+tb_attach --lease 2 --flows 256 || exit 1
 mb=300 rate=40m
 [ -n "${E2E_EMULATED:-}" ] && mb=80 rate=10m
 file=$(tb_random_file "$mb")
@@ -56,11 +57,22 @@ tb_udp_server 6000
 tb_udp_conversation 198.19.2.2 6000 "$TB_TMP/conversation.out"
 offloaded() { eq "$(tb_flow_entries)" 2; }
 check "a UDP conversation is offloaded" tb_wait 10 offloaded
-# 198.18.0.99:12345 -> 198.19.0.99:53, UDP, in on ifindex 255 (host byte order)
-orphan="198 18 0 99 198 19 0 99 0x30 0x39 0 53 255 0 17 0"
-bpftool map update pinned "$TB_PIN/fp_marks4" key $orphan value 1 0 0 0
-bpftool map update pinned "$TB_PIN/fp_flows4" key $orphan value $(printf '0 %.0s' $(seq 56))
-entries() { bpftool -j map dump pinned "$TB_PIN/$1" | jq length; }
+# 198.18.0.99:12345 -> 198.19.0.99:53, UDP, in on ifindex 255 (host byte order), in the
+# table's last slot (511, little-endian), LIVE (its key's last byte): a walk finds it.
+orphan="198 18 0 99 198 19 0 99 0x30 0x39 0 53 255 0 17"
+orphan_slot="0xff 0x01 0 0"
+bpftool map update pinned "$TB_PIN/fp_marks4" key $orphan 0 value 1 0 0 0
+bpftool map update pinned "$TB_PIN/fp_flows4" key $orphan_slot \
+	value $orphan 0x80 $(printf '0 %.0s' $(seq 48))
+# Entries of a map; of fp_flows4, an array of slots, the LIVE ones.
+entries() {
+	bpftool -j map dump pinned "$TB_PIN/$1" |
+		if [ "$1" = fp_flows4 ]; then
+			jq '[.[] | select(.value[15] | test("^0x[89a-f]"))] | length'
+		else
+			jq length
+		fi
+}
 check "the left-over mark is in its map" eq "$(entries fp_marks4)" 1
 pid=$(tb_daemon_pid)
 kill -TERM "$pid"
@@ -78,14 +90,16 @@ check "the conversation lost nothing across the stop" tb_udp_conversation_end
 check "attach starts a daemon again" tb_attach
 tb_udp_server 6001
 tb_udp_conversation 198.19.2.2 6001 "$TB_TMP/conversation.out"
-# Its entry out through the WAN: to port 6001 (key bytes 10-11), SNAT (the value's flags,
-# byte 42), its SNAT address at bytes 44-47. bpftool's JSON has them as bytes in hex.
+# Its slot out through the WAN: LIVE (byte 15, the key's last), to port 6001 (bytes 10-11),
+# SNAT (the flags, byte 51), its SNAT address at bytes 52-55. bpftool's JSON has them as
+# bytes in hex.
 snat_entry() {
 	bpftool -j map dump pinned "$TB_PIN/fp_flows4" |
-		jq -c '.[] | select(.key[10:12] == ["0x17", "0x71"] and
-				    (.value[42] | test("^0x.[13579bdf]$")))'
+		jq -c '.[] | select((.value[15] | test("^0x[89a-f]")) and
+				    .value[10:12] == ["0x17", "0x71"] and
+				    (.value[51] | test("^0x.[4567cdef]$")))'
 }
-snat_address() { snat_entry | jq -r '.value[44:48] | join(" ")'; }
+snat_address() { snat_entry | jq -r '.value[52:56] | join(" ")'; }
 conversation_offloaded() { [ -n "$(snat_entry)" ]; }
 check "a UDP conversation is offloaded" tb_wait 10 conversation_offloaded
 entry=$(snat_entry)
@@ -95,14 +109,18 @@ pid=$(tb_daemon_pid)
 kill -9 "$pid"
 check "the daemon is gone" tb_wait 5 stopped
 bpftool map update pinned "$TB_PIN/fp_flows4" key $(jq -r '.key | join(" ")' <<<"$entry") \
-	value $(jq -r '.value[:44] + ["0xc6", "0x13", "0x02", "0x63"] + .value[48:] | join(" ")' \
+	value $(jq -r '.value[:52] + ["0xc6", "0x13", "0x02", "0x63"] + .value[56:] | join(" ")' \
 		<<<"$entry")
 check "the entry now SNATs to 198.19.2.99" eq "$(snat_address)" "0xc6 0x13 0x02 0x63"
 # And an entry for a connection conntrack does not have: gone once the daemon is ready,
 # before its heartbeat lets the datapath use the maps again.
-bpftool map update pinned "$TB_PIN/fp_flows4" key $orphan value $(printf '0 %.0s' $(seq 56))
+bpftool map update pinned "$TB_PIN/fp_flows4" key $orphan_slot \
+	value $orphan 0x80 $(printf '0 %.0s' $(seq 48))
 check "attach restarts the daemon" tb_attach
-orphan_gone() { ! bpftool map lookup pinned "$TB_PIN/fp_flows4" key $orphan >/dev/null 2>&1; }
+orphan_gone() {
+	! bpftool -j map lookup pinned "$TB_PIN/fp_flows4" key $orphan_slot |
+		jq -e '.value[15] | test("^0x[89a-f]")' >/dev/null
+}
 check "the entry of a connection conntrack does not have is gone when attach returns" orphan_gone
 replaced() { eq "$(snat_address)" "$wan"; }
 check "the new daemon replaced the entry: it SNATs to the WAN address again" tb_wait 5 replaced
@@ -110,7 +128,8 @@ check "the new daemon replaced the entry: it SNATs to the WAN address again" tb_
 # adopted as it was, they went to 198.19.2.99 until the conversation's resends outlived it.)
 echoes() {
 	bpftool -j map dump pinned "$TB_PIN/fp_flows4" |
-		jq '.[] | select(.key[8:10] == ["0x17", "0x71"]) | .formatted.value.ctr.packets'
+		jq '.[] | select((.value[15] | test("^0x[89a-f]")) and .value[8:10] == ["0x17", "0x71"]) |
+			.formatted.value.flow.packets'
 }
 echoed=$(echoes)
 echoes_back() { ge "$(($(echoes) - echoed))" 200; }

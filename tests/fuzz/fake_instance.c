@@ -18,16 +18,18 @@
 #include "hooks.h"
 #include "instance.h"
 #include "route_watch.h"
+#include "slottable.h"
 
 #define FUZZ_FLOWS 256 /* small: a fuzzer reaches "map full" too */
 
 void fuzz_flow_maps(struct fp_instance *inst)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_NO_PREALLOC);
+	LIBBPF_OPTS(bpf_map_create_opts, slot_opts, .map_flags = BPF_F_MMAPABLE);
 
 	inst->flows4_fd =
-		bpf_map_create(BPF_MAP_TYPE_HASH, "fuzz_flows4", sizeof(struct fp_flow_key4),
-			       sizeof(struct fp_flow4), FUZZ_FLOWS, &opts);
+		bpf_map_create(BPF_MAP_TYPE_ARRAY, "fuzz_flows4", sizeof(uint32_t),
+			       sizeof(struct fp_slot4), fp_slots_for(FUZZ_FLOWS), &slot_opts);
 	inst->flows6_fd =
 		bpf_map_create(BPF_MAP_TYPE_HASH, "fuzz_flows6", sizeof(struct fp_flow_key6),
 			       sizeof(struct fp_flow6), FUZZ_FLOWS, &opts);
@@ -40,6 +42,11 @@ void fuzz_flow_maps(struct fp_instance *inst)
 	if (inst->flows4_fd < 0 || inst->flows6_fd < 0 || inst->marks4_fd < 0 ||
 	    inst->marks6_fd < 0)
 		fuzz_fail("cannot create the flow maps (root?)");
+	inst->slots4 = calloc(1, sizeof(*inst->slots4));
+	if (!inst->slots4 || fp_slots_map(inst->slots4, inst->flows4_fd))
+		fuzz_fail("cannot map the IPv4 flow table");
+	inst->slots4->no_readers = true; /* no program: inserts go live at the next sync */
+	inst->slots4->owner = true;
 }
 
 static size_t map_entries(int fd, size_t key_size)
@@ -57,9 +64,22 @@ static size_t map_entries(int fd, size_t key_size)
 	return n;
 }
 
+/* IPv4 entries: the live slots and those waiting to be (RESERVED). */
+static size_t slot_entries(const struct fp_slots *t)
+{
+	size_t n = 0;
+
+	for (uint32_t i = 0; i <= t->mask; i++) {
+		uint8_t state = t->slot[i].key.state;
+
+		n += (state & FP_SLOT_LIVE) || state == FP_SLOT_RESERVED;
+	}
+	return n;
+}
+
 size_t fuzz_flow_entries(const struct fp_instance *inst)
 {
-	return map_entries(inst->flows4_fd, sizeof(struct fp_flow_key4)) +
+	return slot_entries(inst->slots4) +
 	       map_entries(inst->flows6_fd, sizeof(struct fp_flow_key6));
 }
 

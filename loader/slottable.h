@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The IPv4 flow table from userspace: an array of 64-byte slots (struct fp_slot4) shared
+ * with the datapath through a mapping of fp_flows4, open addressing with linear probing.
+ *
+ * The datapath reads slots while this side writes them, and a BPF program has no acquire
+ * loads on the kernels routers run: an entry is written while its slot is RESERVED and
+ * made LIVE only after a grace period (fp_slots_sync), so that no reader can see its key
+ * before the rest; a DELETED slot is reused only after a grace period, when no program
+ * can still hold it. Inserting and deleting only queue that work; fp_slots_sync does it,
+ * one grace period for all that is queued.
+ */
+#ifndef FP_SLOTTABLE_H
+#define FP_SLOTTABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "xdp_fastpath.h"
+
+struct fp_slot_list {
+	uint32_t *index;
+	size_t count, cap;
+};
+
+struct fp_slots {
+	struct fp_slot4 *slot; /* the mapping; NULL if none */
+	uint32_t mask;	       /* slots - 1 */
+	size_t map_len;
+	/* Entries allowed (--flows; half the slots unless told), and those LIVE or RESERVED
+	 * as this process counts them: its own inserts and deletes, recounted by each walk. */
+	uint32_t capacity, used;
+	uint64_t walk_pos; /* in a walk: the next slot it visits; else past the end */
+	int64_t walk_adjust;
+	struct fp_slot_list pending;	    /* RESERVED here, to make LIVE after a grace period */
+	struct fp_slot_list limbo;	    /* DELETED, to make VACANT after a grace period */
+	int grace_outer_fd, grace_inner_fd; /* a map in a map, whose update waits (-1: none) */
+	bool no_readers; /* no program reads the table (the fuzzers'): no grace periods */
+	/* This process inserts (the daemon; a test): it alone also reclaims the slots others
+	 * left DELETED, and deletes again those the datapath closed as they were deleted.
+	 * Another may find a slot it deleted reused by the owner, and must leave it be. */
+	bool owner;
+};
+
+/* Maps the table of fp_flows4 @fd; -errno. */
+int fp_slots_map(struct fp_slots *t, int fd);
+/* Uses @slot (mask + 1 slots) as the table: tests, and the fuzzers' fake instance. */
+void fp_slots_init(struct fp_slots *t, struct fp_slot4 *slot, uint32_t mask);
+/* Unmaps, after the queued work is done (fp_slots_sync). */
+void fp_slots_unmap(struct fp_slots *t);
+
+/* The index of the LIVE or RESERVED slot with @key (its state ignored), or -ENOENT. */
+int64_t fp_slots_find(const struct fp_slots *t, const struct fp_flow_key4 *key);
+/* The same, or in a walk (fp_slots_walk) the slot it is at if that has @key. */
+int64_t fp_slots_locate(const struct fp_slots *t, const struct fp_flow_key4 *key);
+/*
+ * Writes @key and @flow into a free slot near the key's hash, RESERVED until the next
+ * fp_slots_sync: its index, -EEXIST if the key is LIVE or RESERVED (@existing set to its
+ * index), -E2BIG if no slot within FP_SLOT_PROBES is free.
+ */
+int64_t fp_slots_insert(struct fp_slots *t, const struct fp_flow_key4 *key,
+			const struct fp_flow4 *flow, uint32_t *existing);
+/* Deletes the slot at @index if it is LIVE or RESERVED: 0, or -ENOENT. */
+int fp_slots_delete(struct fp_slots *t, uint32_t index);
+/*
+ * The queued work: one grace period, then the RESERVED slots made LIVE and the DELETED
+ * ones VACANT (FREE where they end a run). 0, or -errno if no grace period could be had
+ * (the work stays queued).
+ */
+int fp_slots_sync(struct fp_slots *t);
+/* Calls @fn for every LIVE slot, with its index, until it returns non-zero; recounts the
+ * entries, and in the owner queues the DELETED slots found (of a process that did not
+ * finish: it queues them again, harmlessly). */
+int fp_slots_walk(struct fp_slots *t, int (*fn)(uint32_t index, struct fp_slot4 *slot, void *arg),
+		  void *arg);
+/* Whether a slot is LIVE (CLOSING or not): a flow the datapath forwards or passes. */
+static inline bool fp_slot_live(const struct fp_slot4 *slot)
+{
+	return __atomic_load_n(&slot->key.state, __ATOMIC_RELAXED) & FP_SLOT_LIVE;
+}
+/* Deletes every LIVE or RESERVED slot: how many. */
+uint32_t fp_slots_delete_all(struct fp_slots *t);
+/* For the owner, at its start: slots an earlier one left RESERVED or DELETED are deleted
+ * and reclaimed at the next sync. How many. */
+uint32_t fp_slots_reclaim_orphans(struct fp_slots *t);
+/* Clears the cached next hop of every slot whose generation is neither 0 nor @gen's low
+ * 16 bits: so that no generation a wrap brings back finds one (daemon.c). */
+void fp_slots_forget_next_hops(struct fp_slots *t, uint32_t gen);
+
+#endif
