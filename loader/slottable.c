@@ -228,6 +228,7 @@ uint32_t fp_slots_reclaim_orphans(struct fp_slots *t)
 {
 	uint32_t n = 0;
 
+	t->used = 0;
 	for (uint32_t i = 0; i <= t->mask; i++) {
 		uint8_t state = state_of(&t->slot[i]);
 
@@ -238,6 +239,8 @@ uint32_t fp_slots_reclaim_orphans(struct fp_slots *t)
 			list_add(&t->limbo, i);
 			n++;
 		}
+		/* The entries an earlier daemon left count against --flows from the start. */
+		t->used += !!(state & FP_SLOT_LIVE);
 	}
 	return n;
 }

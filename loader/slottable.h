@@ -82,7 +82,7 @@ static inline bool fp_slot_live(const struct fp_slot4 *slot)
 /* Deletes every LIVE or RESERVED slot: how many. */
 uint32_t fp_slots_delete_all(struct fp_slots *t);
 /* For the owner, at its start: slots an earlier one left RESERVED or DELETED are deleted
- * and reclaimed at the next sync. How many. */
+ * and reclaimed at the next sync, and the LIVE ones counted. How many were reclaimed. */
 uint32_t fp_slots_reclaim_orphans(struct fp_slots *t);
 /* Clears the cached next hop of every slot whose generation is neither 0 nor @gen's low
  * 16 bits: so that no generation a wrap brings back finds one (daemon.c). */

@@ -244,11 +244,14 @@ static void test_orphans_and_next_hops(void)
 	struct fp_flow4 flow = {};
 	uint32_t existing;
 
-	tl_case_begin("slots: a dead writer's slots are reclaimed");
+	tl_case_begin("slots: a dead writer's slots are reclaimed, its live ones counted");
 	fresh(&t, SLOTS);
 	table[5].key.state = FP_SLOT_RESERVED;
 	table[9].key.state = FP_SLOT_DELETED;
+	table[20].key.state = FP_SLOT_LIVE;
+	table[21].key.state = FP_SLOT_LIVE | FP_SLOT_CLOSING;
 	CHECK_EQ(fp_slots_reclaim_orphans(&t), 2, "orphans");
+	CHECK_EQ(t.used, 2, "live entries counted");
 	fp_slots_sync(&t);
 	CHECK(table[5].key.state == FP_SLOT_FREE && table[9].key.state == FP_SLOT_FREE,
 	      "states %#x %#x", table[5].key.state, table[9].key.state);
