@@ -16,11 +16,6 @@
 #define WALK_CHUNK	1024
 #define KERNEL_ENOTSUPP 524 /* not in userspace's errno.h */
 
-static int map_fd(const struct fp_instance *inst, int family)
-{
-	return family == AF_INET ? inst->flows4_fd : inst->flows6_fd;
-}
-
 void fp_tuple_to_key(const struct fp_tuple *t, uint32_t ingress, union fp_flow_key *key)
 {
 	memset(key, 0, sizeof(*key));
@@ -85,56 +80,64 @@ static bool same_translation(int family, const union fp_flow_value *a, const uni
 	       a->v6.nat_dport == b->v6.nat_dport;
 }
 
-/*
- * An entry with the key is there, left by an earlier daemon: kept as it is if it
- * translates as @value does, replaced if not. A connection can end while no daemon runs
- * and another take its tuple, translated otherwise (the WAN address changed, a port was
- * taken): the old entry would send the new connection's packets to the old address.
- * A replacement is atomic for the datapath (a new element swapped in), which loses the
- * old entry's counters and next hop with it.
- */
-static int flow_adopt(const struct fp_instance *inst, int family, const union fp_flow_key *key,
-		      const union fp_flow_value *value, uint32_t mark)
+/* After a replacement, the old entry's mark, which no entry names any more. */
+static void drop_old_mark(const struct fp_instance *inst, int family, const union fp_flow_key *key,
+			  uint8_t old_flags, uint32_t mark)
 {
-	union fp_flow_value old;
-	int fd = map_fd(inst, family);
-	bool old_marked;
-
-	if (bpf_map_lookup_elem(fd, key, &old))
-		return bpf_map_update_elem(fd, key, value, BPF_NOEXIST) ? -errno : 0;
-	if (same_translation(family, &old, value))
-		return -EEXIST;
-	old_marked = (family == AF_INET ? old.v4.meta.flags : old.v6.meta.flags) & FP_FLOW_MARK;
-	if (bpf_map_update_elem(fd, key, value, BPF_EXIST))
-		return -errno;
-	/* The old entry's mark, which no entry names any more. */
-	if (old_marked && !mark)
+	if ((old_flags & FP_FLOW_MARK) && !mark)
 		bpf_map_delete_elem(marks_fd(inst, family), key);
-	return 0;
 }
 
-/* The IPv4 case of flow_adopt: the same, in a slot; a replacement is a new slot, which
- * goes live a grace period after the old one is deleted. */
-static int slot_adopt(const struct fp_instance *inst, uint32_t existing,
-		      const union fp_flow_value *value, uint32_t mark,
-		      const struct fp_flow_key4 *key)
+/*
+ * Inserting, either family: an entry with the key may be there, left by an earlier
+ * daemon. It is kept as it is if it translates as @value does (-EEXIST), replaced if not.
+ * A connection can end while no daemon runs and another take its tuple, translated
+ * otherwise (the WAN address changed, a port was taken): the old entry would send the new
+ * connection's packets to the old address. A replacement loses the old entry's counters
+ * and next hop.
+ */
+
+/* IPv4: a replacement is a new slot, which goes live a grace period after the old one is
+ * deleted (slottable.h). */
+static int flow4_insert(const struct fp_instance *inst, const union fp_flow_key *key,
+			const union fp_flow_value *value, uint32_t mark)
 {
 	struct fp_slots *t = inst->slots4;
-	union fp_flow_value old = {.v4 = t->slot[existing].flow};
-	uint32_t again;
-	int64_t index;
+	union fp_flow_value old;
+	uint32_t existing;
+	int64_t index = fp_slots_insert(t, &key->v4, &value->v4, &existing);
 
+	if (index != -EEXIST)
+		return index < 0 ? index : 0;
+	old.v4 = t->slot[existing].flow;
 	if (same_translation(AF_INET, &old, value))
 		return -EEXIST;
 	fp_slots_delete(t, existing);
-	index = fp_slots_insert(t, key, &value->v4, &again);
-	if (index < 0) {
-		if (mark)
-			bpf_map_delete_elem(inst->marks4_fd, key);
+	index = fp_slots_insert(t, &key->v4, &value->v4, &existing);
+	if (index < 0)
 		return index;
-	}
-	if ((old.v4.meta.flags & FP_FLOW_MARK) && !mark)
-		bpf_map_delete_elem(inst->marks4_fd, key);
+	drop_old_mark(inst, AF_INET, key, old.v4.meta.flags, mark);
+	return 0;
+}
+
+/* IPv6: a replacement is atomic for the datapath (a new element swapped in). */
+static int flow6_insert(const struct fp_instance *inst, const union fp_flow_key *key,
+			const union fp_flow_value *value, uint32_t mark)
+{
+	union fp_flow_value live = {.v6 = value->v6}, old;
+
+	live.v6.state = FP_SLOT_LIVE;
+	if (bpf_map_update_elem(inst->flows6_fd, key, &live, BPF_NOEXIST) == 0)
+		return 0;
+	if (errno != EEXIST)
+		return -errno;
+	if (bpf_map_lookup_elem(inst->flows6_fd, key, &old)) /* gone meanwhile */
+		return bpf_map_update_elem(inst->flows6_fd, key, &live, BPF_NOEXIST) ? -errno : 0;
+	if (same_translation(AF_INET6, &old, &live))
+		return -EEXIST;
+	if (bpf_map_update_elem(inst->flows6_fd, key, &live, BPF_EXIST))
+		return -errno;
+	drop_old_mark(inst, AF_INET6, key, old.v6.meta.flags, mark);
 	return 0;
 }
 
@@ -159,23 +162,10 @@ int fp_flow_insert(const struct fp_instance *inst, int family, const union fp_fl
 	/* The mark first: the datapath passes a marked flow's packets while it has none. */
 	if (mark && bpf_map_update_elem(marks_fd(inst, family), key, &mark, BPF_ANY))
 		return -errno;
-	if (family == AF_INET) {
-		uint32_t existing;
-		int64_t index = fp_slots_insert(inst->slots4, &key->v4, &value->v4, &existing);
-
-		err = index >= 0 ? 0 : index;
-		if (err == -EEXIST)
-			return slot_adopt(inst, existing, value, mark, &key->v4);
-	} else {
-		union fp_flow_value live = *value;
-
-		live.v6.state = FP_SLOT_LIVE;
-		err = bpf_map_update_elem(map_fd(inst, family), key, &live, BPF_NOEXIST) ? -errno
-											 : 0;
-		if (err == -EEXIST)
-			return flow_adopt(inst, family, key, &live, mark);
-	}
-	if (err && mark)
+	err = family == AF_INET ? flow4_insert(inst, key, value, mark)
+				: flow6_insert(inst, key, value, mark);
+	/* Not inserted, nor kept: no entry names the mark written for it. */
+	if (err && err != -EEXIST && mark)
 		bpf_map_delete_elem(marks_fd(inst, family), key);
 	return err;
 }
@@ -192,7 +182,7 @@ int fp_flow_delete(const struct fp_instance *inst, int family, const union fp_fl
 
 		err = index < 0 ? index : fp_slots_delete(inst->slots4, index);
 	} else {
-		err = bpf_map_delete_elem(map_fd(inst, family), key) ? -errno : 0;
+		err = bpf_map_delete_elem(inst->flows6_fd, key) ? -errno : 0;
 	}
 	if (marked)
 		bpf_map_delete_elem(marks_fd(inst, family), key);
@@ -242,20 +232,25 @@ bool fp_flow_closing(int family, const union fp_flow_key *key, const union fp_fl
 	return (family == AF_INET ? key->v4.state : value->v6.state) & FP_SLOT_CLOSING;
 }
 
-/* Entry by entry, for kernels or maps without batch lookups. */
-static int walk_by_key(int fd, int family, size_t key_size,
-		       int (*fn)(int, const union fp_flow_key *, const union fp_flow_value *,
-				 void *),
-		       void *arg)
+/* What a walk calls for each entry. */
+struct walk_fn {
+	int (*fn)(int family, const union fp_flow_key *key, const union fp_flow_value *value,
+		  void *arg);
+	void *arg;
+};
+
+/* fp_flows6 entry by entry, for kernels without batch lookups. */
+static int walk6_by_key(int fd, const struct walk_fn *wf)
 {
 	union fp_flow_key key, next;
 	union fp_flow_value value;
 	void *prev = NULL;
 
 	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		memcpy(&key, &next, key_size);
+		key.v6 = next.v6;
 		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &value) == 0 && fn(family, &key, &value, arg))
+		if (bpf_map_lookup_elem(fd, &key, &value) == 0 &&
+		    wf->fn(AF_INET6, &key, &value, wf->arg))
 			return 1;
 	}
 	return 0;
@@ -303,54 +298,30 @@ static int walk_batches(int fd, size_t key_size, size_t value_size, bool delete,
 	return err;
 }
 
-struct walk_ctx {
-	int family;
-	size_t key_size, value_size;
-	int (*fn)(int family, const union fp_flow_key *key, const union fp_flow_value *value,
-		  void *arg);
-	void *arg;
-};
-
-static int walk_chunk(const uint8_t *keys, const uint8_t *values, uint32_t count, void *arg)
+static int walk6_chunk(const uint8_t *keys, const uint8_t *values, uint32_t count, void *arg)
 {
-	struct walk_ctx *wc = arg;
+	const struct walk_fn *wf = arg;
 	union fp_flow_key key;
 	union fp_flow_value value;
 
 	for (uint32_t i = 0; i < count; i++) {
-		memcpy(&key, keys + i * wc->key_size, wc->key_size);
-		memcpy(&value, values + i * wc->value_size, wc->value_size);
-		if (wc->fn(wc->family, &key, &value, wc->arg))
+		memcpy(&key.v6, keys + i * sizeof(key.v6), sizeof(key.v6));
+		memcpy(&value.v6, values + i * sizeof(value.v6), sizeof(value.v6));
+		if (wf->fn(AF_INET6, &key, &value, wf->arg))
 			return 1;
 	}
 	return 0;
 }
 
-struct slot_walk {
-	int (*fn)(int family, const union fp_flow_key *key, const union fp_flow_value *value,
-		  void *arg);
-	void *arg;
-};
-
-static int walk_slot(uint32_t index, struct fp_slot4 *slot, void *arg)
+/* The IPv4 table's live slots, as entries of a map. */
+static int walk4_slot(uint32_t index, struct fp_slot4 *slot, void *arg)
 {
-	struct slot_walk *sw = arg;
+	const struct walk_fn *wf = arg;
 	union fp_flow_key key = {.v4 = slot->key};
 	union fp_flow_value value = {.v4 = slot->flow};
 
 	(void)index;
-	return sw->fn(AF_INET, &key, &value, sw->arg);
-}
-
-/* The IPv4 table's live slots, as entries of a map. */
-static int walk_slots(struct fp_slots *t,
-		      int (*fn)(int family, const union fp_flow_key *key,
-				const union fp_flow_value *value, void *arg),
-		      void *arg)
-{
-	struct slot_walk sw = {.fn = fn, .arg = arg};
-
-	return fp_slots_walk(t, walk_slot, &sw);
+	return wf->fn(AF_INET, &key, &value, wf->arg);
 }
 
 int fp_flows_walk(const struct fp_instance *inst, int family,
@@ -358,24 +329,17 @@ int fp_flows_walk(const struct fp_instance *inst, int family,
 			    const union fp_flow_value *value, void *arg),
 		  void *arg)
 {
+	struct walk_fn wf = {.fn = fn, .arg = arg};
+	int err;
+
 	if (family == AF_INET)
-		return inst->slots4 ? walk_slots(inst->slots4, fn, arg) : -EBADF;
-
-	struct walk_ctx wc = {
-		.family = family,
-		.key_size = family == AF_INET ? sizeof(struct fp_flow_key4)
-					      : sizeof(struct fp_flow_key6),
-		.value_size = family == AF_INET ? sizeof(struct fp_flow4) : sizeof(struct fp_flow6),
-		.fn = fn,
-		.arg = arg,
-	};
-	int fd = map_fd(inst, family), err;
-
-	if (fd < 0)
+		return inst->slots4 ? fp_slots_walk(inst->slots4, walk4_slot, &wf) : -EBADF;
+	if (inst->flows6_fd < 0)
 		return -EBADF;
-	err = walk_batches(fd, wc.key_size, wc.value_size, false, walk_chunk, &wc);
+	err = walk_batches(inst->flows6_fd, sizeof(struct fp_flow_key6), sizeof(struct fp_flow6),
+			   false, walk6_chunk, &wf);
 	if (err == -EOPNOTSUPP)
-		err = walk_by_key(fd, family, wc.key_size, fn, arg);
+		err = walk6_by_key(inst->flows6_fd, &wf);
 	return err;
 }
 

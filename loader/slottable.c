@@ -97,10 +97,9 @@ static int list_add(struct fp_slot_list *l, uint32_t index)
 	return 0;
 }
 
-int64_t fp_slots_find(const struct fp_slots *t, const struct fp_flow_key4 *key)
+/* fp_slots_find, from the key's home slot. */
+static int64_t find_from(const struct fp_slots *t, const struct fp_flow_key4 *key, uint32_t home)
 {
-	uint32_t home = home_of(t, key);
-
 	for (uint32_t i = 0; i < FP_SLOT_PROBES; i++) {
 		const struct fp_slot4 *slot = &t->slot[(home + i) & t->mask];
 		uint8_t state = state_of(slot);
@@ -112,6 +111,11 @@ int64_t fp_slots_find(const struct fp_slots *t, const struct fp_flow_key4 *key)
 			return (home + i) & t->mask;
 	}
 	return -ENOENT;
+}
+
+int64_t fp_slots_find(const struct fp_slots *t, const struct fp_flow_key4 *key)
+{
+	return find_from(t, key, home_of(t, key));
 }
 
 int64_t fp_slots_locate(const struct fp_slots *t, const struct fp_flow_key4 *key)
@@ -130,8 +134,8 @@ int64_t fp_slots_locate(const struct fp_slots *t, const struct fp_flow_key4 *key
 int64_t fp_slots_insert(struct fp_slots *t, const struct fp_flow_key4 *key,
 			const struct fp_flow4 *flow, uint32_t *existing)
 {
-	int64_t found = fp_slots_find(t, key);
 	uint32_t home = home_of(t, key);
+	int64_t found = find_from(t, key, home);
 
 	if (found >= 0) {
 		*existing = found;
