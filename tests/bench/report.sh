@@ -117,10 +117,12 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2fx", a / b; els
 			awk '{ v[NR] = $1 } END { printf "%.1f", v[int((NR + 1) / 2)] }')
 		bytes=$(extra "map_bytes_$n")
 		entries=$(extra "map_entries_$n")
+		anon=$(extra "daemon_anon_kb_$n")
+		own=${anon:+" (its own memory, RssAnon: $anon KiB; the rest its libraries and the mapped IPv4 table)"}
 		echo "- $n flows: the XDP program costs $ns ns/packet (bpf_stats, in a run of its own);" \
 			"the IPv4 flow map holds $entries entries in $bytes bytes" \
 			"($(awk -v b="$bytes" -v e="$entries" 'BEGIN { if (e) printf "%.0f", b / e }') bytes per entry" \
-			"= per direction per flow); daemon RSS $(extra "daemon_rss_kb_$n") KiB;" \
+			"= per direction per flow); daemon RSS $(extra "daemon_rss_kb_$n") KiB$own;" \
 			"established flows offloaded by the first dump (attach to all offloaded) in" \
 			"$(tr ' ' '\n' <extra.txt | sed -n "s/^dump_setup_${n}_[0-9]*=//p" | sort -n | head -1 |
 				awk -v n="$(extra "established_$n")" '{ printf "%.2f s (%.0f flows/s)", $1, n / $1 }')."

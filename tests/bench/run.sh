@@ -217,8 +217,13 @@ for n in $FLOWS; do
 			st=$(fastpath status --json)
 			mem=$(bpftool map show pinned "$TB_PIN/fp_flows4" -j | jq .bytes_memlock)
 			entries=$(jq .flows_ipv4 <<<"$st")
-			rss=$(awk '/VmRSS/ { print $2 }' /proc/"$(jq .daemon_pid <<<"$st")"/status)
-			echo "map_bytes_$n=$mem map_entries_$n=$entries daemon_rss_kb_$n=$rss" >>"$OUT/extra.txt"
+			# RssAnon: the daemon's own memory. VmRSS also counts the pages it maps
+			# (RssFile): its libraries and the IPv4 flow table, kernel memory that the
+			# map's own figure already counts.
+			read -r rss anon <<<"$(awk '/^VmRSS/ { r = $2 } /^RssAnon/ { a = $2 }
+				END { print r, a }' /proc/"$(jq .daemon_pid <<<"$st")"/status)"
+			echo "map_bytes_$n=$mem map_entries_$n=$entries daemon_rss_kb_$n=$rss" \
+				"daemon_anon_kb_$n=$anon" >>"$OUT/extra.txt"
 			echo "overruns_dump_$n=$(jq .overruns <<<"$st")" >>"$OUT/extra.txt"
 		fi
 		fastpath detach >/dev/null
