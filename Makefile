@@ -217,8 +217,8 @@ cross:
 bench: all $(BENCH_BIN) $(TEST_BIN)
 	tests/bench/run.sh
 
-bench-prog: $(TEST_BIN)
-	$(TEST_BIN) --bench
+bench-prog: $(TEST_BIN) $(BUILD)/bench.bpf.o
+	$(TEST_BIN) --bench $(BUILD)/bench.bpf.o
 
 install: $(BIN)
 	install -D -m 0755 $(BIN) $(DESTDIR)$(BINDIR)/xdp-fastpath

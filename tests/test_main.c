@@ -4,7 +4,8 @@
  *   fp-test                 every suite
  *   fp-test --suite NAME    datapath | differential | attach | conntable | slottable |
  *                           topology | veth | clock
- *   fp-test --bench         per-packet cost, stage by stage (BPF_PROG_TEST_RUN repeat)
+ *   fp-test --bench [OBJ]   per-packet cost, stage by stage (BPF_PROG_TEST_RUN repeat),
+ *                           and that of make bench's ceiling program if given its object
  * FP_FUZZ_ITERATIONS and FP_FUZZ_SEED tune the randomized test. The conntable and slottable
  * suites need neither root nor BPF: they run under qemu-user for other architectures
  * (tests/cross/run.sh).
@@ -24,17 +25,18 @@ int main(int argc, char **argv)
 	const char *suite = NULL;
 	unsigned long iterations = 100000;
 	unsigned int seed = (unsigned int)time(NULL);
-	const char *env;
+	const char *env, *ceiling_obj = NULL;
 
 	if (argc == 3 && !strcmp(argv[1], "--suite"))
 		suite = argv[2];
-	else if (argc == 2 && !strcmp(argv[1], "--bench"))
+	else if ((argc == 2 || argc == 3) && !strcmp(argv[1], "--bench")) {
 		suite = "bench";
-	else if (argc != 1) {
+		ceiling_obj = argc == 3 ? argv[2] : NULL;
+	} else if (argc != 1) {
 		fprintf(stderr,
 			"usage: fp-test [--suite "
 			"datapath|differential|attach|conntable|slottable|topology|veth|clock] "
-			"[--bench]\n");
+			"[--bench [build/bench.bpf.o]]\n");
 		return 2;
 	}
 	if (suite && (!strcmp(suite, "conntable") || !strcmp(suite, "slottable"))) {
@@ -60,7 +62,7 @@ int main(int argc, char **argv)
 		seed = strtoul(env, NULL, 0);
 
 	if (suite && !strcmp(suite, "bench")) {
-		prog_cost();
+		prog_cost(ceiling_obj);
 		fx_teardown();
 		return 0;
 	}

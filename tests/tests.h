@@ -11,6 +11,7 @@ void test_slottable(void);
 void test_topology(void);
 void test_veth_peer(void);
 void test_clock(void);
-void prog_cost(void);
+/* make bench-prog; @ceiling_obj: build/bench.bpf.o, for the ceiling's line (NULL: none). */
+void prog_cost(const char *ceiling_obj);
 
 #endif
