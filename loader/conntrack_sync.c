@@ -524,8 +524,8 @@ static int scan_flow(int family, const union fp_flow_key *key, const union fp_fl
 	if (fp_flow_closing(family, key, value))
 		c->doomed = 1;
 	/* A new stamp since the last scan: a packet, as old as the stamp says. Only then,
-	 * as a stamp left alone wraps round to look new every 19.5 hours. */
-	if ((uint8_t)meta->last_seen != c->seen_stamp[dir]) {
+	 * as a stamp left alone wraps round to look new every 274 s. */
+	if (meta->last_seen != c->seen_stamp[dir]) {
 		uint64_t age_ns = fp_stamp_age_ns(sc->now, meta->last_seen);
 		uint32_t last_s = sc->now > age_ns ? (sc->now - age_ns) / NSEC : 0;
 

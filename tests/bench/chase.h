@@ -9,7 +9,8 @@
 #define CHASE_PROBES 64		 /* slots a lookup in the slot table looks at, at most */
 #define CHASE_LOST   0xffffffffu /* a lookup found nothing: the tables are wrong */
 
-/* Sizes as the IPv4 flow maps': a 16-byte key, a 56-byte value. */
+/* Sizes as the IPv4 flow map's before the slot table (2026-12-03): a 16-byte key, a
+ * 56-byte value. */
 struct chase_key {
 	__u32 word[4];
 };
