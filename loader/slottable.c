@@ -106,8 +106,7 @@ static int64_t find_from(const struct fp_slots *t, const struct fp_flow_key4 *ke
 
 		if (state == FP_SLOT_FREE)
 			break;
-		if (((state & FP_SLOT_LIVE) || state == FP_SLOT_RESERVED) &&
-		    !memcmp(&slot->key, key, KEY_BYTES))
+		if (fp_slot_taken(state) && !memcmp(&slot->key, key, KEY_BYTES))
 			return (home + i) & t->mask;
 	}
 	return -ENOENT;
@@ -176,7 +175,7 @@ int fp_slots_delete(struct fp_slots *t, uint32_t index)
 	for (;;) {
 		uint8_t state = state_of(slot);
 
-		if (!(state & FP_SLOT_LIVE) && state != FP_SLOT_RESERVED)
+		if (!fp_slot_taken(state))
 			return -ENOENT;
 		if (set_state(slot, state, FP_SLOT_DELETED, __ATOMIC_RELAXED))
 			break;
@@ -205,7 +204,7 @@ int fp_slots_walk(struct fp_slots *t, int (*fn)(uint32_t index, struct fp_slot4 
 		/* Perhaps of a process that died before its sync. */
 		if (state == FP_SLOT_DELETED && t->owner)
 			list_add(&t->limbo, index);
-		if (!(state & FP_SLOT_LIVE) && state != FP_SLOT_RESERVED)
+		if (!fp_slot_taken(state))
 			continue;
 		counted++;
 		if ((state & FP_SLOT_LIVE) && fn(index, slot, arg)) {

@@ -74,10 +74,11 @@ int fp_slots_sync(struct fp_slots *t);
  * finish: it queues them again, harmlessly). */
 int fp_slots_walk(struct fp_slots *t, int (*fn)(uint32_t index, struct fp_slot4 *slot, void *arg),
 		  void *arg);
-/* Whether a slot is LIVE (CLOSING or not): a flow the datapath forwards or passes. */
-static inline bool fp_slot_live(const struct fp_slot4 *slot)
+/* Whether a slot in @state holds an entry: LIVE (CLOSING or not), or RESERVED (being
+ * written, live at the next sync). What --flows counts, and what find and delete take. */
+static inline bool fp_slot_taken(uint8_t state)
 {
-	return __atomic_load_n(&slot->key.state, __ATOMIC_RELAXED) & FP_SLOT_LIVE;
+	return (state & FP_SLOT_LIVE) || state == FP_SLOT_RESERVED;
 }
 /* Deletes every LIVE or RESERVED slot: how many. */
 uint32_t fp_slots_delete_all(struct fp_slots *t);

@@ -69,11 +69,8 @@ static size_t slot_entries(const struct fp_slots *t)
 {
 	size_t n = 0;
 
-	for (uint32_t i = 0; i <= t->mask; i++) {
-		uint8_t state = t->slot[i].key.state;
-
-		n += (state & FP_SLOT_LIVE) || state == FP_SLOT_RESERVED;
-	}
+	for (uint32_t i = 0; i <= t->mask; i++)
+		n += fp_slot_taken(t->slot[i].key.state);
 	return n;
 }
 
