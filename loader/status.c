@@ -22,6 +22,7 @@
 #include "instance.h"
 #include "kernel.h"
 #include "qdisc.h"
+#include "slottable.h"
 #include "veth_peer.h"
 
 /* How many fp_fdb entries bridge has: the hosts the fastpath can reach behind it. */
@@ -235,9 +236,7 @@ int cmd_status(int argc, char **argv, struct fp_options *opt)
 {
 	struct fp_daemon_state ds = {0};
 	uint64_t stats[FP_STAT_MAX], passed = 0, now = fp_now_ns();
-	uint32_t ports[FP_MAX_TX_PORTS], v4, v6, zero = 0, max_flows = 0;
-	struct bpf_map_info info = {};
-	uint32_t info_len = sizeof(info);
+	uint32_t ports[FP_MAX_TX_PORTS], v4, v6, zero = 0, max_flows;
 	struct fp_instance inst;
 	struct fp_config cfg;
 	int nr_ports, pid, err;
@@ -253,8 +252,7 @@ int cmd_status(int argc, char **argv, struct fp_options *opt)
 	fp_read_stats(&inst, stats);
 	fp_flows_count(&inst, &v4, &v6);
 	bpf_map_lookup_elem(inst.daemon_fd, &zero, &ds);
-	if (bpf_obj_get_info_by_fd(inst.flows6_fd, &info, &info_len) == 0)
-		max_flows = info.max_entries;
+	max_flows = inst.slots4->capacity; /* --flows, as opening the instance read it */
 	for (int i = FP_STAT_PASS_NOT_IP; i < FP_STAT_MAX; i++)
 		if (i != FP_STAT_STEERED) /* counted again by its outcome */
 			passed += stats[i];
