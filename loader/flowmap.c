@@ -95,10 +95,10 @@ static void drop_old_mark(const struct fp_instance *inst, int family, const unio
  * otherwise (the WAN address changed, a port was taken): the old entry would send the new
  * connection's packets to the old address. A replacement loses the old entry's counters
  * and next hop.
+ *
+ * IPv4: a replacement is a new slot, which goes live a grace period after the old one is
+ * deleted (slottable.h).
  */
-
-/* IPv4: a replacement is a new slot, which goes live a grace period after the old one is
- * deleted (slottable.h). */
 static int flow4_insert(const struct fp_instance *inst, const union fp_flow_key *key,
 			const union fp_flow_value *value, uint32_t mark)
 {
