@@ -627,9 +627,15 @@ static __always_inline int fp_forward_tc(struct __sk_buff *skb, const struct fp_
 		reason = FP_STAT_PASS_PPPOE;
 	if (reason == FP_CONTINUE)
 		reason = fp_decide(skb, cfg, &fwd, true);
-	/* PPPoE out: a packet gets the session header, an aggregate stays with the kernel
-	 * (its segments would each need one, which GSO does not add). */
-	if (reason == FP_CONTINUE && (fwd.meta->flags & FP_ENCAP_PPPOE) && skb->gso_size)
+	/* PPPoE out: a packet gets the session header. An aggregate stays with the kernel
+	 * (its segments would each need one, which GSO does not add), and so does a packet
+	 * whose checksum the egress is to finish: the skb's protocol stays IP (no helper makes
+	 * it PPPoE), so the egress may hand it to a NIC that offloads the checksums of IP
+	 * alone (NETIF_F_IP_CSUM), which may not find TCP or UDP behind the session header.
+	 * The kernel's path sends it as PPPoE: checksummed in software, or by a NIC that
+	 * takes the offsets from the skb (NETIF_F_HW_CSUM). */
+	if (reason == FP_CONTINUE && (fwd.meta->flags & FP_ENCAP_PPPOE) &&
+	    (skb->gso_size || fp_skb_l4csum_partial(pkt)))
 		reason = FP_STAT_PASS_PPPOE;
 	if (reason == FP_CONTINUE && fp_skb_wire_len(skb, pkt) > fwd.meta->mtu)
 		reason = FP_STAT_PASS_MTU;

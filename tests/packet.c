@@ -253,3 +253,15 @@ bool pkt_l4_csum_ok(const uint8_t *buf, size_t len)
 					pseudo_sum(v.family, buf + v.l3_off, v.proto, l4_len))) ==
 	       0xffff;
 }
+
+bool pkt_l4_csum_seed(uint8_t *buf, size_t len)
+{
+	struct pkt_view v;
+	size_t off;
+
+	if (!pkt_view(buf, len, &v) || !(off = pkt_l4_csum_off(&v)))
+		return false;
+	put16(buf + off, csum_fold32(pseudo_sum(v.family, buf + v.l3_off, v.proto,
+						v.l3_len - (v.l4_off - v.l3_off))));
+	return true;
+}

@@ -48,6 +48,9 @@ bool pkt_view(const uint8_t *buf, size_t len, struct pkt_view *v);
 bool pkt_ipv4_csum_ok(const uint8_t *buf, size_t len);
 /* L4 checksum valid (an IPv4 UDP zero checksum counts as valid). */
 bool pkt_l4_csum_ok(const uint8_t *buf, size_t len);
+/* Replaces the L4 checksum by the pseudo-header's sum alone, as a CHECKSUM_PARTIAL skb
+ * carries it for the egress to finish; false if the frame has no TCP or UDP. */
+bool pkt_l4_csum_seed(uint8_t *buf, size_t len);
 /* Offset of the L4 checksum field, or 0. */
 size_t pkt_l4_csum_off(const struct pkt_view *v);
 

@@ -190,6 +190,12 @@ static void ipv4_tot_len_short(uint8_t *buf, size_t *len)
 	buf[17] = 19;
 	ipv4_fix_csum(buf);
 }
+/* The checksum a CHECKSUM_PARTIAL skb carries: the pseudo-header's sum, the rest to come. */
+static void l4_csum_partial(uint8_t *buf, size_t *len)
+{
+	if (!pkt_l4_csum_seed(buf, *len))
+		DIE("l4_csum_partial: no TCP or UDP");
+}
 static void ipv6_udp_zero_csum(uint8_t *buf, size_t *len)
 {
 	(void)len;
@@ -623,6 +629,18 @@ static const struct dp_case tc_cases[] = {
 	{ "tc: pppoe out, an aggregate stays with the kernel", LAN,
 	  { FROM_LAN, CLI4, .proto = IPPROTO_TCP, .payload_len = 2400 }, { SNAT_WAN },
 	  .gso_size = 800, .topo = TOPO_WAN_PPPOE, .verdict = XDP_PASS,
+	  .stat = FP_STAT_PASS_PPPOE },
+	{ "tc: pppoe out, a partial checksum stays with the kernel", LAN,
+	  { FROM_LAN, CLI4, .proto = IPPROTO_TCP, .payload_len = 100 }, { SNAT_WAN },
+	  .topo = TOPO_WAN_PPPOE, .mangle = l4_csum_partial, .verdict = XDP_PASS,
+	  .stat = FP_STAT_PASS_PPPOE },
+	{ "tc: pppoe out, a partial udp checksum stays with the kernel", LAN,
+	  { FROM_LAN, CLI4, .proto = IPPROTO_UDP, .payload_len = 100 }, { SNAT_WAN },
+	  .topo = TOPO_WAN_PPPOE, .mangle = l4_csum_partial, .verdict = XDP_PASS,
+	  .stat = FP_STAT_PASS_PPPOE },
+	{ "tc: pppoe out, a partial ipv6 checksum stays with the kernel", LAN,
+	  { FROM_LAN, CLI6, .proto = IPPROTO_TCP, .payload_len = 100 }, { 0 },
+	  .topo = TOPO_WAN_PPPOE, .mangle = l4_csum_partial, .verdict = XDP_PASS,
 	  .stat = FP_STAT_PASS_PPPOE },
 	{ "tc: pppoe on vlan out: the tag into the skb, the session header into the frame", LAN,
 	  { FROM_LAN, CLI4, .proto = IPPROTO_UDP, .payload_len = 64 }, { SNAT_WAN },
