@@ -216,6 +216,19 @@ static void detach_clsact(int ifindex)
 	bpf_tc_detach(&hook, &tc);
 }
 
+/* What the user can do about @err from attach_clsact. */
+static const char *clsact_hint(int err)
+{
+	if (err == -EEXIST)
+		return " (another filter has priority 1 and handle 0xfa57 at its ingress)";
+	/* The kernel answers ENOENT for a qdisc or classifier it has no module for, and
+	 * EOPNOTSUPP without traffic control at all. */
+	if (err == -ENOENT || err == -EOPNOTSUPP)
+		return " (the kernel needs the clsact qdisc and the BPF classifier: sch_ingress "
+		       "and cls_bpf, on OpenWrt kmod-sched-core and kmod-sched-bpf)";
+	return "";
+}
+
 /* The tc program at the ingress hook: a tcx link, or a clsact filter on a kernel before
  * 6.6, which does not know tcx's attach type (-EINVAL). */
 static int attach_tc(struct fp_instance *inst, int ifindex, const char *name, const char **how)
@@ -247,9 +260,7 @@ static int attach_tc(struct fp_instance *inst, int ifindex, const char *name, co
 	err = attach_clsact(inst, ifindex);
 	if (err) {
 		say(name, "%s: attaching a clsact filter failed: %s%s", strerror(-err),
-		    err == -EEXIST ? " (another filter has priority 1 and handle 0xfa57 at its "
-				     "ingress)"
-				   : "");
+		    clsact_hint(err));
 		return err;
 	}
 	err = pin_fd(inst, "tc", ifindex, inst->prog_tc_fd, name);
