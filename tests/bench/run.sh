@@ -24,6 +24,9 @@
 #   BENCH_PPS=1 (0: only TCP)  BENCH_BURST=65536 (conntrack entries created at once; 0: none)
 #   BENCH_STEER="all 1" (also measure xdp-fastpath --steer and --steer=1 in each round;
 #                        "" for neither; the default on one CPU)
+#   BENCH_TABLE_FLOWS=N  attach's --flows in the packet-rate runs (default: two per flow,
+#                        at least attach's default 65536): how big a table the flows are
+#                        spread over
 #   BENCH_MEM_LAYOUTS="ipv4:16:56 ..."  flow entry layouts (name:key:value bytes) whose kernel
 #                        memory per entry as allocated is measured first; "" for none
 #   BENCH_OUT=build/bench     results.md, raw.csv, pps.png
@@ -53,6 +56,8 @@ bench_in() { local ns=$1; shift; nsenter --net=/run/netns/"$ns" "$BENCH" "$@"; }
 PORTS_PER_DPORT=$(awk '$2 == "BENCH_PORTS_PER_DPORT" { print $3 }' tests/bench/bench.h)
 mac_of() { ip -n "$1" -o link show "$2" | sed 's/.*link\/ether \([0-9a-f:]*\).*/\1/'; }
 log() { printf '[bench] %s\n' "$*" >&2; }
+# --flows for N flows: a direction each.
+table_flows() { echo "${BENCH_TABLE_FLOWS:-$(($1 * 2 > 65536 ? $1 * 2 : 65536))}"; }
 
 stats_was=$(sysctl -n kernel.bpf_stats_enabled)
 ct_max_was=$(sysctl -n net.netfilter.nf_conntrack_max 2>/dev/null)
@@ -193,7 +198,7 @@ for n in $FLOWS; do
 		# 2. xdp-fastpath with its daemon, as attach's defaults put it (auto_hooks_udp in
 		# extra.txt); the first dump offloads the established flows
 		t0=$(date +%s.%N)
-		fastpath attach r0 r1 --flows $((n * 2 > 65536 ? n * 2 : 65536)) \
+		fastpath attach r0 r1 --flows $(table_flows "$n") \
 			--log-file "$TB_TMP/daemon.log" >/dev/null
 		echo "auto_hooks_udp_${n}_$r=$(hooks)" >>"$OUT/extra.txt"
 		if wait_offloaded "$est" 300 >/dev/null; then
@@ -230,10 +235,10 @@ for n in $FLOWS; do
 		napi_back
 
 		# 2b. the same with --steer: each flow's work on its CPU, through a cpumap
-		steered "" "$n" "$r" --flows $((n * 2 > 65536 ? n * 2 : 65536))
+		steered "" "$n" "$r" --flows $(table_flows "$n")
 
 		# 2c. xdp-fastpath at the tc hook: the same program after the kernel made an skb
-		fastpath attach r0 r1 --mode tc --flows $((n * 2 > 65536 ? n * 2 : 65536)) \
+		fastpath attach r0 r1 --mode tc --flows $(table_flows "$n") \
 			--log-file "$TB_TMP/daemon.log" >/dev/null
 		wait_offloaded "$est" 300 >/dev/null || log "only $(offloaded) of $est offloaded"
 		pps=$(measure "$n")
