@@ -629,11 +629,11 @@ static __always_inline int fp_forward_tc(struct __sk_buff *skb, const struct fp_
 		reason = fp_decide(skb, cfg, &fwd, true);
 	/* PPPoE out: a packet gets the session header. An aggregate stays with the kernel
 	 * (its segments would each need one, which GSO does not add), and so does a packet
-	 * whose checksum the egress is to finish: the skb's protocol stays IP (no helper makes
-	 * it PPPoE), so the egress may hand it to a NIC that offloads the checksums of IP
-	 * alone (NETIF_F_IP_CSUM), which may not find TCP or UDP behind the session header.
-	 * The kernel's path sends it as PPPoE: checksummed in software, or by a NIC that
-	 * takes the offsets from the skb (NETIF_F_HW_CSUM). */
+	 * whose checksum is partial: the kernel's path finishes it at the ppp device, which
+	 * offloads no checksum. The redirect leaves it to the port below, the skb's protocol
+	 * still IP (no helper makes it PPPoE): a NIC that offloads only IP checksums may not
+	 * find TCP or UDP behind the session header, and a veth hands it on unfinished
+	 * (test_pppoe: forwarded so, the connection stalled). */
 	if (reason == FP_CONTINUE && (fwd.meta->flags & FP_ENCAP_PPPOE) &&
 	    (skb->gso_size || fp_skb_l4csum_partial(pkt)))
 		reason = FP_STAT_PASS_PPPOE;
