@@ -31,6 +31,14 @@ static __always_inline __u16 csum_fold(__u32 sum)
 	return sum;
 }
 
+/* A sum of 32-bit words, in 64 bits, folded to 32: one fold leaves at most 33 bits, the
+ * next 32. The same one's-complement sum (RFC 1071). */
+static __always_inline __u32 csum_fold64(__u64 sum)
+{
+	sum = (sum & 0xffffffff) + (sum >> 32);
+	return (sum & 0xffffffff) + (sum >> 32);
+}
+
 /* The checksum field @check after the changes summed in @delta. */
 static __always_inline __u16 csum_apply(__u16 check, __u32 delta)
 {
@@ -47,10 +55,7 @@ static __always_inline bool csum_ipv4_header_ok(const void *iph)
 #pragma unroll
 	for (int i = 0; i < 5; i++)
 		sum += word[i];
-	/* Five words make at most 35 bits: one fold leaves 33, the next 32. */
-	sum = (sum & 0xffffffff) + (sum >> 32);
-	sum = (sum & 0xffffffff) + (sum >> 32);
-	return csum_fold(sum) == 0xffff;
+	return csum_fold(csum_fold64(sum)) == 0xffff;
 }
 
 #endif /* FP_CSUM_H */

@@ -105,10 +105,7 @@ static __always_inline bool fp_skb_l4csum_partial(const struct fp_pkt *pkt)
 		l4_len = pkt->l3_len - sizeof(*iph); /* the parser allows no options */
 	}
 	sum += bpf_htons(pkt->proto) + bpf_htons(l4_len);
-	/* At most 8 words and two halves: one fold leaves 33 bits, the next 32. */
-	sum = (sum & 0xffffffff) + (sum >> 32);
-	sum = (sum & 0xffffffff) + (sum >> 32);
-	return *pkt->l4csum == csum_fold(sum);
+	return *pkt->l4csum == csum_fold(csum_fold64(sum));
 }
 
 /*
