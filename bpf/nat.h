@@ -6,9 +6,10 @@
  *
  * The IPv4 header checksum is always complete and is updated here. What the L4 checksum
  * must take is returned as deltas, for the entry point to apply: an XDP frame's checksum
- * field is always complete (fp_l4csum_apply), while an skb's may hold only the
- * pseudo-header sum for the egress to finish (CHECKSUM_PARTIAL, as after GRO), which the
- * kernel's checksum helpers know and the tc entry point leaves to them.
+ * field is complete (fp_l4csum_apply; the frames of a port that may hand over partial
+ * ones pass, fp_l4csum_partial), while an skb's may hold only the pseudo-header sum for
+ * the egress to finish (CHECKSUM_PARTIAL, as after GRO), which the kernel's checksum
+ * helpers know and the tc entry point leaves to them.
  */
 #ifndef FP_NAT_H
 #define FP_NAT_H
@@ -120,6 +121,37 @@ static __always_inline void fp_rewrite6(struct fp_pkt *pkt, const struct fp_flow
 	}
 	*fp_hop_word(ip6h) = new_hop_word; /* IPv6 has no header checksum */
 	l4->hop_limit = csum_delta16(0, old_hop_word, new_hop_word);
+}
+
+/*
+ * Whether the L4 checksum field holds only the pseudo-header's sum, as that of a
+ * CHECKSUM_PARTIAL skb does for the egress to finish: the kernel writes it so
+ * (__tcp_v4_send_check, udp4_hwcsum, tcp_gro_complete), and a virtio guest must (the
+ * virtio spec: its device adds the rest to it). No program can read an skb's ip_summed,
+ * nor an XDP frame's virtio header, but the field tells: a complete checksum has this value
+ * about once in 65536 packets, and then is only taken for partial. Summed by words as they
+ * sit in the packet (csum.h).
+ */
+static __always_inline bool fp_l4csum_partial(const struct fp_pkt *pkt)
+{
+	__u64 sum = 0;
+	__u32 l4_len;
+
+	if (pkt->ipv6) {
+		const __u32 *addrs = ((const struct ipv6hdr *)pkt->l3)->saddr.in6_u.u6_addr32;
+
+#pragma unroll
+		for (int i = 0; i < 8; i++) /* the source address and the destination after it */
+			sum += addrs[i];
+		l4_len = pkt->l3_len - sizeof(struct ipv6hdr);
+	} else {
+		const struct iphdr *iph = pkt->l3;
+
+		sum = (__u64)iph->saddr + iph->daddr;
+		l4_len = pkt->l3_len - sizeof(*iph); /* the parser allows no options */
+	}
+	sum += bpf_htons(pkt->proto) + bpf_htons(l4_len);
+	return *pkt->l4csum == csum_fold(csum_fold64(sum));
 }
 
 /* An XDP frame's checksum is complete: the deltas go into the field as they are. IPv4's

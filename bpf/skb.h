@@ -79,36 +79,6 @@ static __always_inline __u32 fp_skb_segs(const struct __sk_buff *skb, const stru
 }
 
 /*
- * Whether the L4 checksum field holds only the pseudo-header's sum, as that of a
- * CHECKSUM_PARTIAL skb does for the egress to finish: the kernel writes it so
- * (__tcp_v4_send_check, udp4_hwcsum, tcp_gro_complete), and a virtio or tap sender must, as
- * the device adds the rest to it. A tc program cannot read an skb's ip_summed, but the field
- * tells: a complete checksum has this value about once in 65536 packets, and then is only
- * taken for partial. Summed by words as they sit in the packet (csum.h).
- */
-static __always_inline bool fp_skb_l4csum_partial(const struct fp_pkt *pkt)
-{
-	__u64 sum = 0;
-	__u32 l4_len;
-
-	if (pkt->ipv6) {
-		const __u32 *addrs = ((const struct ipv6hdr *)pkt->l3)->saddr.in6_u.u6_addr32;
-
-#pragma unroll
-		for (int i = 0; i < 8; i++) /* the source address and the destination after it */
-			sum += addrs[i];
-		l4_len = pkt->l3_len - sizeof(struct ipv6hdr);
-	} else {
-		const struct iphdr *iph = pkt->l3;
-
-		sum = (__u64)iph->saddr + iph->daddr;
-		l4_len = pkt->l3_len - sizeof(*iph); /* the parser allows no options */
-	}
-	sum += bpf_htons(pkt->proto) + bpf_htons(l4_len);
-	return *pkt->l4csum == csum_fold(csum_fold64(sum));
-}
-
-/*
  * The L4 checksum by the kernel's own helpers, as its NAT updates it: the skb says what the
  * field holds. Complete: every delta goes in. CHECKSUM_PARTIAL (GRO aggregates, a veth
  * peer's checksum offload): the field holds the pseudo-header's sum for the egress to

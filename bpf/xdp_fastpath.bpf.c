@@ -313,6 +313,21 @@ static __always_inline bool fp_tcp_to_tc(const struct fp_pkt *pkt, const struct 
 	return fp_port_has(port, FP_PORT_TCP_TO_TC);
 }
 
+/*
+ * A partial checksum on a port that may hand one over (FP_PORT_PARTIAL_CSUM): a redirect
+ * would send it on unfinished, an XDP frame having no skb to say so, and the receiver
+ * would drop it. The kernel's path finishes it. A tap's guest sends every packet so while
+ * its virtio NIC offloads checksums: --mode auto takes the tc hook for a tap, which
+ * forwards them right.
+ */
+static __always_inline bool fp_partial_csum(const struct fp_pkt *pkt, const struct fp_config *cfg,
+					    __u32 port)
+{
+	if (!(cfg->flags & FP_CONFIG_PARTIAL_CSUM))
+		return false;
+	return fp_port_has(port, FP_PORT_PARTIAL_CSUM) && fp_l4csum_partial(pkt);
+}
+
 /* TCP segments the fastpath leaves to conntrack; FIN and RST also close the flow. */
 static __always_inline enum fp_stat fp_check_tcp(const struct fp_pkt *pkt, __u8 *state)
 {
@@ -493,6 +508,8 @@ static __always_inline int fp_forward_xdp(struct xdp_md *ctx, const struct fp_co
 	if (reason == FP_CONTINUE && fp_tcp_to_tc(pkt, cfg, fwd.port) && !pkt->pppoe_sid &&
 	    !(fwd.meta->flags & FP_ENCAP_PPPOE))
 		reason = FP_STAT_PASS_TCP_TO_TC;
+	if (reason == FP_CONTINUE && fp_partial_csum(pkt, cfg, fwd.port))
+		reason = FP_STAT_PASS_PARTIAL_CSUM;
 	if (reason != FP_CONTINUE)
 		return fp_pass(reason);
 	meta = fwd.meta;
@@ -635,7 +652,7 @@ static __always_inline int fp_forward_tc(struct __sk_buff *skb, const struct fp_
 	 * find TCP or UDP behind the session header, and a veth hands it on unfinished
 	 * (test_pppoe: forwarded so, the connection stalled). */
 	if (reason == FP_CONTINUE && (fwd.meta->flags & FP_ENCAP_PPPOE) &&
-	    (skb->gso_size || fp_skb_l4csum_partial(pkt)))
+	    (skb->gso_size || fp_l4csum_partial(pkt)))
 		reason = FP_STAT_PASS_PPPOE;
 	if (reason == FP_CONTINUE && fp_skb_wire_len(skb, pkt) > fwd.meta->mtu)
 		reason = FP_STAT_PASS_MTU;

@@ -209,6 +209,9 @@ enum {
 	FP_CONFIG_BRIDGE_PORTS = 1 << 0,
 	/* Some attached port has FP_PORT_TCP_TO_TC: TCP looks up fp_ports. */
 	FP_CONFIG_TCP_TO_TC = 1 << 1,
+	/* Some attached port has FP_PORT_PARTIAL_CSUM: XDP looks up fp_ports for a flow's
+	 * packets. */
+	FP_CONFIG_PARTIAL_CSUM = 1 << 2,
 };
 
 /* fp_ports: ifindex of an attached port -> FP_PORT_* flags, written by attach. */
@@ -219,6 +222,11 @@ enum {
 	/* The XDP entry point runs there in generic mode (--mode generic): its frames are
 	 * skbs, which it may redirect to a port that takes no XDP frames (FP_NH_SKB_ONLY). */
 	FP_PORT_GENERIC = 1 << 1,
+	/* Its frames may carry a partial TCP or UDP checksum, for the sender's device to
+	 * finish (a tap: its guest's virtio NIC offloads checksums; virtio in generic mode):
+	 * XDP passes those to the kernel, which finishes it on the way out. A redirected
+	 * frame leaves unfinished. */
+	FP_PORT_PARTIAL_CSUM = 1 << 2,
 };
 
 /*
@@ -400,7 +408,8 @@ struct fp_daemon_state {
 	X(PASS_EGRESS, "pass_egress_not_attached") /* or unable to take XDP frames now */          \
 	X(PASS_MTU, "pass_mtu")                                                                    \
 	X(PASS_NO_HEADROOM, "pass_no_headroom")                                                    \
-	X(PASS_TCP_TO_TC, "pass_tcp_to_tc_hook") /* left to GRO and the tc hook (auto) */          \
+	X(PASS_TCP_TO_TC, "pass_tcp_to_tc_hook")  /* left to GRO and the tc hook (auto) */         \
+	X(PASS_PARTIAL_CSUM, "pass_partial_csum") /* FP_PORT_PARTIAL_CSUM */                       \
 	X(STEERED, "steered")
 
 #define FP_STAT_ENUM(id, name) FP_STAT_##id,

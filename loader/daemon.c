@@ -146,11 +146,10 @@ static void write_heartbeat(struct daemon *d, uint64_t now, unsigned int flags)
 	cfg.heartbeat_ns = now;
 	/* The lease is the running daemon's (--lease): a clean stop may have shortened it. */
 	cfg.lease_ns = (uint64_t)d->opt->lease_s * 1000000000ull;
-	cfg.flags &= ~(FP_CONFIG_BRIDGE_PORTS | FP_CONFIG_TCP_TO_TC);
+	cfg.flags &= ~(FP_CONFIG_BRIDGE_PORTS | FP_CONFIG_TCP_TO_TC | FP_CONFIG_PARTIAL_CSUM);
 	if (d->topo.bridge_ports)
 		cfg.flags |= FP_CONFIG_BRIDGE_PORTS;
-	if (fp_hook_any_tcp_to_tc(d->inst))
-		cfg.flags |= FP_CONFIG_TCP_TO_TC;
+	cfg.flags |= fp_hook_config_flags(d->inst);
 	/* New bridge ports, VLANs or FDB entries: every cached next hop may be wrong. */
 	bump_gen |= ports_take_topology_changed(&d->cs.ports);
 	if (bump_gen) {

@@ -21,8 +21,10 @@
 #include <syslog.h>
 #include <unistd.h>
 #include <net/if.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <linux/ethtool.h>
+#include <linux/sockios.h>
 #include <linux/if_link.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -91,6 +93,35 @@ static enum fp_hook skb_hook(int ifindex, char *why, size_t len)
 	return FP_HOOK_TC;
 }
 
+/* Whether @ifindex's driver is @driver (ethtool's driver information). */
+static bool port_driver_is(int ifindex, const char *driver)
+{
+	struct ethtool_drvinfo info = {.cmd = ETHTOOL_GDRVINFO};
+	struct ifreq ifr = {.ifr_data = (void *)&info};
+	int sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	bool is = false;
+
+	if (sock < 0)
+		return false;
+	if (if_indextoname(ifindex, ifr.ifr_name) && !ioctl(sock, SIOCETHTOOL, &ifr))
+		is = !strncmp(info.driver, driver, sizeof(info.driver));
+	close(sock);
+	return is;
+}
+
+/*
+ * Whether frames from @ifindex at XDP @hook may carry partial checksums
+ * (FP_PORT_PARTIAL_CSUM). A tap's come from a guest, whose virtio NIC offloads checksums
+ * unless told not to; a virtio port's are the host's, and in native mode its driver takes
+ * that offload back (or refuses XDP), in generic mode not. A veth's peer offload is
+ * attach's and the daemon's business (veth_peer.h); NICs finish every checksum they get.
+ */
+static bool port_partial_csum(int ifindex, enum fp_hook hook)
+{
+	return port_driver_is(ifindex, "tun") ||
+	       (hook == FP_HOOK_GENERIC && port_driver_is(ifindex, "virtio_net"));
+}
+
 /* Whether the device does GRO (ethtool's generic-receive-offload). */
 static bool port_gro(int ifindex)
 {
@@ -114,6 +145,12 @@ enum fp_hook fp_hook_choose(int ifindex, char *why, size_t len)
 	bool veth;
 	int err;
 
+	/* A guest's TCP comes as GSO packets larger than the MTU, whole at the tc hook, and
+	 * its checksums partial, which the tc hook's helpers keep right and XDP passes. */
+	if (port_driver_is(ifindex, "tun")) {
+		snprintf(why, len, "a tap, whose guest sends partial checksums and GSO packets");
+		return FP_HOOK_TC;
+	}
 	veth = fp_veth_peer(ifindex, &peer) == 1;
 	if (veth && peer.tx_checksum) {
 		snprintf(why, len, "its veth peer %s transmits with checksum offload", peer.name);
@@ -284,18 +321,28 @@ static int set_port_flags(const struct fp_instance *inst, int ifindex, const cha
 	return 0;
 }
 
-/* FP_PORT_TCP_TO_TC for @ifindex, and the config flag that makes the datapath look. The
- * daemon keeps the flag from then on (fp_hook_any_tcp_to_tc). */
-static int set_tcp_to_tc(const struct fp_instance *inst, int ifindex, const char *name)
+/* The config flags that make the datapath look up fp_ports for @port_flags. */
+static uint32_t config_flags_for(uint32_t port_flags)
+{
+	return (port_flags & FP_PORT_TCP_TO_TC ? FP_CONFIG_TCP_TO_TC : 0) |
+	       (port_flags & FP_PORT_PARTIAL_CSUM ? FP_CONFIG_PARTIAL_CSUM : 0);
+}
+
+/* @flags (FP_PORT_*) for @ifindex, and the config flags that make the datapath look them
+ * up. The daemon keeps those from then on (fp_hook_config_flags). */
+static int set_port(const struct fp_instance *inst, int ifindex, const char *name, uint32_t flags)
 {
 	struct fp_config cfg;
-	int err = set_port_flags(inst, ifindex, name, FP_PORT_TCP_TO_TC);
+	int err;
 
-	if (err)
+	if (!flags)
+		return 0;
+	err = set_port_flags(inst, ifindex, name, flags);
+	if (err || !config_flags_for(flags))
 		return err;
 	err = fp_read_config(inst, &cfg);
 	if (!err) {
-		cfg.flags |= FP_CONFIG_TCP_TO_TC;
+		cfg.flags |= config_flags_for(flags);
 		err = fp_write_config(inst, &cfg);
 	}
 	if (err)
@@ -306,6 +353,7 @@ static int set_tcp_to_tc(const struct fp_instance *inst, int ifindex, const char
 int fp_hook_attach(struct fp_instance *inst, int ifindex, const char *name, enum fp_hook hook,
 		   const char **how)
 {
+	uint32_t flags = 0;
 	int err;
 
 	*how = NULL;
@@ -315,9 +363,15 @@ int fp_hook_attach(struct fp_instance *inst, int ifindex, const char *name, enum
 	if (err)
 		return err;
 	if (hook == FP_HOOK_GENERIC)
-		err = set_port_flags(inst, ifindex, name, FP_PORT_GENERIC);
-	else if (hook == FP_HOOK_SPLIT)
-		err = attach_tc(inst, ifindex, name, how) ?: set_tcp_to_tc(inst, ifindex, name);
+		flags |= FP_PORT_GENERIC;
+	if (port_partial_csum(ifindex, hook))
+		flags |= FP_PORT_PARTIAL_CSUM;
+	if (hook == FP_HOOK_SPLIT) {
+		flags |= FP_PORT_TCP_TO_TC;
+		err = attach_tc(inst, ifindex, name, how);
+	}
+	if (!err)
+		err = set_port(inst, ifindex, name, flags);
 	if (err)
 		fp_hook_detach(inst, ifindex);
 	return err;
@@ -421,17 +475,16 @@ int fp_hook_pinned_all(const struct fp_instance *inst, int *ifindexes, int max)
 	return n;
 }
 
-bool fp_hook_any_tcp_to_tc(const struct fp_instance *inst)
+uint32_t fp_hook_config_flags(const struct fp_instance *inst)
 {
-	uint32_t key, *prev = NULL, flags;
+	uint32_t key, *prev = NULL, flags, any = 0;
 
 	while (!bpf_map_get_next_key(inst->ports_fd, prev, &key)) {
-		if (!bpf_map_lookup_elem(inst->ports_fd, &key, &flags) &&
-		    (flags & FP_PORT_TCP_TO_TC))
-			return true;
+		if (!bpf_map_lookup_elem(inst->ports_fd, &key, &flags))
+			any |= flags;
 		prev = &key;
 	}
-	return false;
+	return config_flags_for(any);
 }
 
 /* The XDP hook the instance attached to @ifindex: native, generic, or FP_HOOK_AUTO. */

@@ -48,8 +48,9 @@ int fp_hook_pinned_all(const struct fp_instance *inst, int *ifindexes, int max);
 const char *fp_hook_describe(const struct fp_instance *inst, int ifindex);
 /* The hook the instance attached to @ifindex: FP_HOOK_AUTO if none. */
 enum fp_hook fp_hook_of(const struct fp_instance *inst, int ifindex);
-/* Whether some port leaves its TCP to the tc hook (FP_CONFIG_TCP_TO_TC, kept by the
- * daemon). */
-bool fp_hook_any_tcp_to_tc(const struct fp_instance *inst);
+/* The FP_CONFIG_* flags the attached ports' FP_PORT_* flags call for: TCP_TO_TC if some
+ * port leaves its TCP to the tc hook, PARTIAL_CSUM if some may hand over partial checksums
+ * (kept by the daemon). */
+uint32_t fp_hook_config_flags(const struct fp_instance *inst);
 
 #endif

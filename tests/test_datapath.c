@@ -70,7 +70,7 @@ struct dp_case {
 	enum topo topo;
 	void (*mangle)(uint8_t *buf, size_t *len); /* applied to the built input frame */
 	bool wan_detached;			   /* WAN removed from the tx ports */
-	bool ingress_generic;			   /* XDP in generic mode on the ingress */
+	uint32_t ingress_port;			   /* FP_PORT_* of the ingress (fp_ports) */
 	int verdict;
 	enum fp_stat stat;
 	enum iface egress;		 /* REDIRECT: expected egress */
@@ -555,17 +555,35 @@ static const struct dp_case cases[] = {
 	  .verdict = XDP_PASS, .stat = FP_STAT_PASS_EGRESS },
 	{ "generic mode: an egress that cannot take xdp frames takes the skb", LAN,
 	  { FROM_LAN, CLI4, .proto = IPPROTO_TCP, .payload_len = 30 }, { SNAT_WAN },
-	  .topo = TOPO_WAN_NO_XMIT, .ingress_generic = true, .verdict = XDP_REDIRECT,
+	  .topo = TOPO_WAN_NO_XMIT, .ingress_port = FP_PORT_GENERIC, .verdict = XDP_REDIRECT,
 	  .stat = FP_STAT_FORWARDED, .egress = WAN,
 	  .out = { TO_WAN, CLI4_SNAT_OUT, .proto = IPPROTO_TCP, .ttl = 63, .payload_len = 30 } },
 	{ "generic mode: bridge: a port that cannot take xdp frames takes the skb", WAN,
 	  { FROM_WAN, .family = 4, .saddr = "198.19.2.2", .daddr = "198.19.2.1", .sport = 443,
 	    .dport = 61000, .proto = IPPROTO_TCP, .payload_len = 40 },
 	  { .flags = FP_FLOW_DNAT, .nat_daddr = "198.18.1.2", .nat_dport = 40000 },
-	  .topo = TOPO_LAN_BRIDGE_NO_XMIT, .ingress_generic = true, .verdict = XDP_REDIRECT,
+	  .topo = TOPO_LAN_BRIDGE_NO_XMIT, .ingress_port = FP_PORT_GENERIC, .verdict = XDP_REDIRECT,
 	  .stat = FP_STAT_FORWARDED, .egress = PORT,
 	  .out = { TO_LAN, .family = 4, .saddr = "198.19.2.2", .daddr = "198.18.1.2", .sport = 443,
 		   .dport = 40000, .proto = IPPROTO_TCP, .ttl = 63, .payload_len = 40 } },
+	/* A tap (its guest's virtio NIC offloads checksums), or virtio in generic mode. */
+	{ "a port that may hand over partial checksums: a partial one passes", LAN,
+	  { FROM_LAN, CLI4, .proto = IPPROTO_TCP, .payload_len = 100 }, { SNAT_WAN },
+	  .ingress_port = FP_PORT_PARTIAL_CSUM, .mangle = l4_csum_partial, .verdict = XDP_PASS,
+	  .stat = FP_STAT_PASS_PARTIAL_CSUM },
+	{ "a port that may hand over partial checksums: a partial udp one passes", LAN,
+	  { FROM_LAN, CLI4, .proto = IPPROTO_UDP, .payload_len = 100 }, { SNAT_WAN },
+	  .ingress_port = FP_PORT_PARTIAL_CSUM, .mangle = l4_csum_partial, .verdict = XDP_PASS,
+	  .stat = FP_STAT_PASS_PARTIAL_CSUM },
+	{ "a port that may hand over partial checksums: a partial ipv6 one passes", LAN,
+	  { FROM_LAN, CLI6, .proto = IPPROTO_TCP, .payload_len = 100 }, { 0 },
+	  .ingress_port = FP_PORT_PARTIAL_CSUM, .mangle = l4_csum_partial, .verdict = XDP_PASS,
+	  .stat = FP_STAT_PASS_PARTIAL_CSUM },
+	{ "a port that may hand over partial checksums: a complete one is forwarded", LAN,
+	  { FROM_LAN, CLI4, .proto = IPPROTO_UDP, .payload_len = 100 }, { SNAT_WAN },
+	  .ingress_port = FP_PORT_PARTIAL_CSUM, .verdict = XDP_REDIRECT,
+	  .stat = FP_STAT_FORWARDED, .egress = WAN,
+	  .out = { TO_WAN, CLI4_SNAT_OUT, .proto = IPPROTO_UDP, .ttl = 63, .payload_len = 100 } },
 	{ "bridge: a port's frame matches the bridge's flow", PORT,
 	  { FROM_LAN, CLI4, .proto = IPPROTO_UDP, .payload_len = 10 }, { SNAT_WAN, .ingress = LAN },
 	  .topo = TOPO_LAN_BRIDGE, .verdict = XDP_REDIRECT, .stat = FP_STAT_FORWARDED, .egress = WAN,
@@ -675,6 +693,9 @@ static const struct dp_case tc_cases[] = {
 static bool shared_with_tc(const struct dp_case *c)
 {
 	if (c->mangle == cut_after_eth || c->mangle == cut_ipv4 || c->mangle == cut_ipv6)
+		return false;
+	/* The tc hook forwards partial checksums right (its own cases): no port flag there. */
+	if (c->ingress_port & FP_PORT_PARTIAL_CSUM)
 		return false;
 	switch (c->topo) {
 	case TOPO_WAN_PPPOE:
@@ -946,11 +967,16 @@ static void run_case(const struct dp_case *c, enum hook hook)
 	install_flow(c);
 	if (c->wan_detached)
 		fx_del_tx_port(fx.wan_ifindex);
-	if (c->ingress_generic) {
-		uint32_t port = iface_index(c->ingress), flags = FP_PORT_GENERIC;
+	if (c->ingress_port) {
+		uint32_t port = iface_index(c->ingress), flags = c->ingress_port;
+		struct fp_config cfg;
 
 		if (bpf_map_update_elem(bpf_map__fd(fx.skel->maps.fp_ports), &port, &flags, 0))
 			DIE("fp_ports: %s", strerror(errno));
+		fx_get_config(&cfg);
+		if (flags & FP_PORT_PARTIAL_CSUM)
+			cfg.flags |= FP_CONFIG_PARTIAL_CSUM; /* as attach sets it */
+		fx_set_config(&cfg);
 	}
 
 	if (c->out_udp_csum_folds_to_zero) {
