@@ -72,10 +72,11 @@ TEST_OBJS   := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%.o)
 BIN	  := $(BUILD)/xdp-fastpath
 TEST_BIN  := $(BUILD)/fp-test
 UDP_BIN	  := $(BUILD)/fp-udp
+TAP_BIN	  := $(BUILD)/fp-tap
 BENCH_BIN := $(BUILD)/fp-bench
 
 .PHONY: all test test-kernels cross bench bench-prog bpf-byte-orders sanitize fuzz install uninstall clean format
-all: $(BIN) $(UDP_BIN) $(BUILD)/xdp_pass.bpf.o
+all: $(BIN) $(UDP_BIN) $(TAP_BIN) $(BUILD)/xdp_pass.bpf.o
 
 $(BUILD)/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS) | $(BUILD)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
@@ -125,7 +126,10 @@ $(BIN): $(LOADER_OBJS)
 $(TEST_BIN): $(TEST_OBJS) $(LOADER_LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
-$(UDP_BIN): tests/e2e/fp_udp.c | $(BUILD)
+$(UDP_BIN): tests/e2e/fp_udp.c tests/e2e/payload.h | $(BUILD)
+	$(CC) $(CFLAGS) $< -o $@
+
+$(TAP_BIN): tests/e2e/fp_tap.c tests/e2e/payload.h | $(BUILD)
 	$(CC) $(CFLAGS) $< -o $@
 
 # The e2e testbed's endpoints, on kernels before 5.13 (see the source).
@@ -201,7 +205,7 @@ fuzz: $(FUZZ_BIN)
 $(BUILD):
 	mkdir -p $@
 
-test: $(BIN) $(TEST_BIN) $(UDP_BIN) $(BENCH_BIN) $(BUILD)/xdp_pass.bpf.o sanitize fuzz bpf-byte-orders
+test: $(BIN) $(TEST_BIN) $(UDP_BIN) $(TAP_BIN) $(BENCH_BIN) $(BUILD)/xdp_pass.bpf.o sanitize fuzz bpf-byte-orders
 	tests/run-all.sh
 
 # fp-test and the e2e core on Debian's 5.10, 6.1 and 6.12 kernels in qemu (make test runs it too).

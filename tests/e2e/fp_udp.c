@@ -29,21 +29,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "payload.h"
+
 #define PAYLOAD 1000
 #define WINDOW	16
-
-static void fill(uint8_t *buf, uint32_t seq)
-{
-	uint32_t x = seq * 2654435761u + 1;
-
-	memcpy(buf, &seq, 4);
-	for (int i = 4; i < PAYLOAD; i++) {
-		x ^= x << 13;
-		x ^= x >> 17;
-		x ^= x << 5;
-		buf[i] = (uint8_t)x;
-	}
-}
 
 static int server(const char *port)
 {
@@ -166,7 +155,7 @@ static int client(const char *addr, const char *port, uint32_t count)
 			if (echoed[s % RING])
 				continue;
 			if (now_s() - sent_at[s % RING] > 0.3) {
-				fill(want, s);
+				payload_fill(want, s, PAYLOAD);
 				send(fd, want, PAYLOAD, 0);
 				sent_at[s % RING] = now_s();
 				resent++;
@@ -174,7 +163,7 @@ static int client(const char *addr, const char *port, uint32_t count)
 			in_flight++;
 		}
 		while (next < count && in_flight < WINDOW && next - low < RING) {
-			fill(want, next);
+			payload_fill(want, next, PAYLOAD);
 			send(fd, want, PAYLOAD, 0);
 			echoed[next % RING] = 0;
 			sent_at[next++ % RING] = now_s();
@@ -189,7 +178,7 @@ static int client(const char *addr, const char *port, uint32_t count)
 			continue;
 		}
 		memcpy(&seq, buf, 4);
-		fill(want, seq);
+		payload_fill(want, seq, PAYLOAD);
 		if (seq >= next || memcmp(buf, want, PAYLOAD)) {
 			corrupt++;
 			continue;
