@@ -35,6 +35,7 @@ struct iface {
 	enum fp_hook hook;	   /* what it is attached at */
 	const char *how;	   /* tc: "tcx" or "clsact" */
 	char why[FP_HOOK_WHY_LEN]; /* --mode auto: why this hook */
+	bool partial_csum;	   /* --mode at XDP where its partial checksums pass (a tap) */
 };
 
 static int resolve_ifaces(int argc, char **argv, struct iface *ifs)
@@ -201,12 +202,17 @@ static bool all_attached_here(const struct fp_instance *inst, const struct iface
 	return true;
 }
 
+/* A tap, or virtio in generic mode, at XDP (fp_hook_partial_csum). */
+static const char partial_csum_note[] = "its packets with partial checksums pass to the kernel";
+
 /* The hook each interface gets: --mode's, or what auto chooses for it. */
 static void choose_hook(struct iface *ifc, int mode)
 {
 	if (mode != FP_HOOK_AUTO) {
 		ifc->hook = mode;
-		snprintf(ifc->why, sizeof(ifc->why), "--mode %s", fp_hook_name(mode));
+		ifc->partial_csum = mode != FP_HOOK_TC && fp_hook_partial_csum(ifc->ifindex, mode);
+		snprintf(ifc->why, sizeof(ifc->why), "--mode %s%s%s", fp_hook_name(mode),
+			 ifc->partial_csum ? "; " : "", ifc->partial_csum ? partial_csum_note : "");
 	} else
 		ifc->hook = fp_hook_choose(ifc->ifindex, ifc->why, sizeof(ifc->why));
 }
@@ -320,8 +326,12 @@ int cmd_attach(int argc, char **argv, struct fp_options *opt)
 			       ifs[i].how);
 		else
 			printf("%s: attached (%s mode)", ifs[i].name, fp_hook_name(ifs[i].hook));
-		printf("%s%s\n", opt->mode == FP_HOOK_AUTO ? ": " : "",
-		       opt->mode == FP_HOOK_AUTO ? ifs[i].why : "");
+		if (opt->mode == FP_HOOK_AUTO)
+			printf(": %s\n", ifs[i].why);
+		else if (ifs[i].partial_csum)
+			printf(": %s\n", partial_csum_note);
+		else
+			printf("\n");
 	}
 	fflush(stdout);
 

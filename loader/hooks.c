@@ -110,13 +110,12 @@ static bool port_driver_is(int ifindex, const char *driver)
 }
 
 /*
- * Whether frames from @ifindex at XDP @hook may carry partial checksums
- * (FP_PORT_PARTIAL_CSUM). A tap's come from a guest, whose virtio NIC offloads checksums
+ * A tap's come from a guest, whose virtio NIC offloads checksums
  * unless told not to; a virtio port's are the host's, and in native mode its driver takes
  * that offload back (or refuses XDP), in generic mode not. A veth's peer offload is
  * attach's and the daemon's business (veth_peer.h); NICs finish every checksum they get.
  */
-static bool port_partial_csum(int ifindex, enum fp_hook hook)
+bool fp_hook_partial_csum(int ifindex, enum fp_hook hook)
 {
 	return port_driver_is(ifindex, "tun") ||
 	       (hook == FP_HOOK_GENERIC && port_driver_is(ifindex, "virtio_net"));
@@ -364,7 +363,7 @@ int fp_hook_attach(struct fp_instance *inst, int ifindex, const char *name, enum
 		return err;
 	if (hook == FP_HOOK_GENERIC)
 		flags |= FP_PORT_GENERIC;
-	if (port_partial_csum(ifindex, hook))
+	if (fp_hook_partial_csum(ifindex, hook))
 		flags |= FP_PORT_PARTIAL_CSUM;
 	if (hook == FP_HOOK_SPLIT) {
 		flags |= FP_PORT_TCP_TO_TC;

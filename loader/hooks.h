@@ -48,6 +48,9 @@ int fp_hook_pinned_all(const struct fp_instance *inst, int *ifindexes, int max);
 const char *fp_hook_describe(const struct fp_instance *inst, int ifindex);
 /* The hook the instance attached to @ifindex: FP_HOOK_AUTO if none. */
 enum fp_hook fp_hook_of(const struct fp_instance *inst, int ifindex);
+/* Whether frames from @ifindex at XDP @hook may carry partial checksums, which the datapath
+ * passes to the kernel (FP_PORT_PARTIAL_CSUM). */
+bool fp_hook_partial_csum(int ifindex, enum fp_hook hook);
 /* The FP_CONFIG_* flags the attached ports' FP_PORT_* flags call for: TCP_TO_TC if some
  * port leaves its TCP to the tc hook, PARTIAL_CSUM if some may hand over partial checksums
  * (kept by the daemon). */

@@ -78,6 +78,9 @@ for mode in native generic; do
 	E2E_MODE=$mode tb_attach t0 || exit 1
 	check "$mode: the tap is attached at XDP" \
 		bash -c "ip -n $TB_RTR -d link show t0 | grep -q 'prog/xdp'"
+	check "... attach says what becomes of its partial checksums" grep -qx \
+		"t0: attached ($mode mode): its packets with partial checksums pass to the kernel" \
+		"$TB_TMP/attach.out"
 	for addr in 198.18.3.2 2001:2:0:3::2; do
 		stats_before
 		check "$mode, $addr: 2000 datagrams with partial checksums echo intact" \
