@@ -90,7 +90,10 @@ pppoe_before=$(tb_stat pass_pppoe)
 check "LAN at the tc hook, WAN generic: 5000 datagrams over PPPoE echoed intact" \
 	cli "$FP_UDP" client 198.19.9.2 6000 5000
 check "... the fastpath carried >= 90% of the packets, both ways" tb_share_at_least 90
-check "... none of them passed for PPPoE" eq "$(($(tb_stat pass_pppoe) - pppoe_before))" 0
+# A complete checksum that happens to equal the pseudo-header's sum (1 in 65536: 5000
+# datagrams from a random port meet one 7% of the time) is taken for partial and passes.
+check "... none of them passed for PPPoE (at most 2 complete checksums taken for partial)" \
+	le "$(($(tb_stat pass_pppoe) - pppoe_before))" 2
 
 # The client sending with checksum offload: its datagrams reach the tc hook with partial
 # checksums, which towards PPPoE stay with the kernel (the skb would reach the egress as

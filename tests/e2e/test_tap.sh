@@ -93,7 +93,8 @@ for mode in native generic; do
 		check "$mode, $addr: 2000 with complete checksums echo intact" \
 			guest "$addr" "$port" 2000 complete
 		check "... forwarded both ways (>= 3600)" ge "$(forwarded)" 3600
-		check "... none taken for partial" eq "$(partial)" 0
+		# (A complete checksum equal to the pseudo-header's sum would be: 1 in 65536.)
+		check "... none taken for partial" le "$(partial)" 1
 		port=$((port + 2))
 	done
 	check "$mode: the server saw no bad checksum" eq "$(csum_errors)" "$errors_before"

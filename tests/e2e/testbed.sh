@@ -433,4 +433,5 @@ tb_share_at_least() { # PERCENT
 }
 # Comparisons for check: a failed one says what it got (quiet while tb_wait polls).
 ge() { [ "$1" -ge "$2" ] || { [ -n "${TB_QUIET:-}" ] || tb_log "    got $1, want >= $2"; return 1; }; }
+le() { [ "$1" -le "$2" ] || { [ -n "${TB_QUIET:-}" ] || tb_log "    got $1, want <= $2"; return 1; }; }
 eq() { [ "$1" = "$2" ] || { [ -n "${TB_QUIET:-}" ] || tb_log "    got '$1', want '$2'"; return 1; }; }
