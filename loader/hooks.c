@@ -110,10 +110,10 @@ static bool port_driver_is(int ifindex, const char *driver)
 }
 
 /*
- * A tap's come from a guest, whose virtio NIC offloads checksums
- * unless told not to; a virtio port's are the host's, and in native mode its driver takes
- * that offload back (or refuses XDP), in generic mode not. A veth's peer offload is
- * attach's and the daemon's business (veth_peer.h); NICs finish every checksum they get.
+ * Which ports' frames may carry partial checksums: a tap's come from a guest, whose virtio
+ * NIC offloads checksums unless told not to; a virtio port's from the host, and in native
+ * mode its driver takes that offload back (or refuses XDP), in generic mode not. A veth's
+ * peer is attach's and the daemon's business (veth_peer.h); a NIC's are complete.
  */
 bool fp_hook_partial_csum(int ifindex, enum fp_hook hook)
 {
