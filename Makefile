@@ -179,8 +179,8 @@ $(FUZZ_DIR)/%.o: tests/fuzz/%.c tests/fuzz/fuzz.h include/xdp_fastpath.h $(wildc
 
 $(FUZZ_DIR)/fuzz-ctnetlink: $(addprefix $(FUZZ_DIR)/,fuzz_ctnetlink.o fake_instance.o \
 			      fuzz_util.o conntrack_sync.o ct_request.o ctnetlink.o conntable.o flowmap.o slottable.o \
-			      offload_policy.o ports.o qdisc.o topology.o veth_peer.o xdp_features.o \
-			      util.o)
+			      offload_policy.o ipsec_watch.o ports.o qdisc.o topology.o veth_peer.o \
+			      xdp_features.o util.o)
 	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $(FUZZ_WRAP) $^ -o $@ $(LDLIBS)
 
 $(FUZZ_DIR)/fuzz-rtnetlink: $(addprefix $(FUZZ_DIR)/,fuzz_rtnetlink.o fuzz_util.o route_watch.o \

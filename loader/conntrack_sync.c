@@ -121,6 +121,26 @@ int ctsync_event_fd(const struct fp_ctsync *cs)
 	return mnl_socket_get_fd(cs->events);
 }
 
+/* Whether @e may be offloaded: the policy's word (offload_policy.c), and no IPsec policy
+ * may take it (ipsec_watch.c). */
+static bool offloadable(const struct fp_ctsync *cs, const struct fp_ct_entry *e, bool *unknown)
+{
+	uint32_t addrs[4 * 4];
+	int words, dirs = e->has_tuple[FP_DIR_REPLY] ? 2 : 1;
+
+	if (!fp_offloadable(e, cs->opt, unknown))
+		return false;
+	if (!cs->ipsec || !cs->ipsec->nr)
+		return true;
+	words = e->tuple[FP_DIR_ORIG].family == AF_INET ? 1 : 4;
+	for (int dir = 0; dir < dirs; dir++) { /* as fp_conn keeps them */
+		memcpy(&addrs[2 * words * dir], e->tuple[dir].src, words * 4);
+		memcpy(&addrs[2 * words * dir + words], e->tuple[dir].dst, words * 4);
+	}
+	return !ipsec_covers(cs->ipsec, e->tuple[FP_DIR_ORIG].family, addrs, 2 * dirs,
+			     e->has_mark ? e->mark : 0);
+}
+
 /* Asks conntrack whether the entry still exists and may stay offloaded. */
 static bool ct_still_offloadable(struct fp_ctsync *cs, const struct fp_tuple *orig)
 {
@@ -132,7 +152,7 @@ static bool ct_still_offloadable(struct fp_ctsync *cs, const struct fp_tuple *or
 		cs->state->errors++;
 		return true; /* unsure: keep it, ask again next scan */
 	}
-	return !err && fp_offloadable(&e, cs->opt, &unknown);
+	return !err && offloadable(cs, &e, &unknown);
 }
 
 /* The flow entry of direction dir: its tuple in, the other direction's tuple reversed out. */
@@ -327,7 +347,7 @@ static void ct_apply(struct fp_ctsync *cs, int type, const struct fp_ct_entry *e
 		conn_remove(cs, c);
 		c = NULL;
 	}
-	if (!fp_offloadable(e, cs->opt, &unknown)) {
+	if (!offloadable(cs, e, &unknown)) {
 		if (c && !unknown)
 			conn_remove(cs, c);
 		else if (c)
@@ -641,6 +661,26 @@ uint32_t ctsync_fence_all(struct fp_ctsync *cs)
 	conntable_walk(&cs->table, fence, cs);
 	count_offloaded(cs);
 	return cs->state->fenced - before;
+}
+
+static void doom_ipsec(struct fp_conn *c, void *arg)
+{
+	const struct fp_ctsync *cs = arg;
+
+	if (!c->fenced && ipsec_covers(cs->ipsec, c->family, c->addr, 4, c->mark))
+		c->doomed = 1;
+}
+
+uint32_t ctsync_ipsec_changed(struct fp_ctsync *cs)
+{
+	size_t n;
+
+	conntable_walk(&cs->table, doom_ipsec, cs);
+	n = conntable_reap(&cs->table, withdraw_doomed, cs);
+	/* What the policies no longer take is offloaded from a dump. */
+	cs->resync_needed = true;
+	count_offloaded(cs);
+	return n;
 }
 
 static void doom_all(struct fp_conn *c, void *arg)

@@ -5,6 +5,7 @@
 
 #include "common.h"
 #include "conntable.h"
+#include "ipsec_watch.h"
 #include "ct_request.h"
 #include "offload_policy.h"
 #include "ports.h"
@@ -31,7 +32,8 @@ struct fp_ctsync {
 	uint32_t next_poll_slot; /* the next polled record's slot */
 	uint64_t scans;
 	struct fp_ports ports; /* the interfaces flows may be keyed by; .topo set by the caller */
-	char *buf;	       /* events and dumps */
+	const struct fp_ipsec *ipsec; /* the IPsec policies (set by the caller; NULL: none) */
+	char *buf;		      /* events and dumps */
 };
 
 int ctsync_open(struct fp_ctsync *cs, const struct fp_instance *inst, const struct fp_options *opt,
@@ -57,6 +59,9 @@ void ctsync_drop_ifindex(struct fp_ctsync *cs, uint32_t ifindex);
  * Returns how many were fenced.
  */
 uint32_t ctsync_fence_all(struct fp_ctsync *cs);
+/* After the IPsec policies changed: the connections they now take return to the kernel
+ * (how many: returned), and a dump offloads those they no longer take. */
+uint32_t ctsync_ipsec_changed(struct fp_ctsync *cs);
 /* Removes every offloaded connection (flow entries too); fenced ones stay fenced. */
 void ctsync_drop_offloaded(struct fp_ctsync *cs);
 /* Removes every connection, and empties the flow maps (entries left by a daemon that died

@@ -35,6 +35,7 @@
 #include "conntrack_sync.h"
 #include "daemon.h"
 #include "firewall_watch.h"
+#include "ipsec_watch.h"
 #include "flowmap.h"
 #include "hooks.h"
 #include "instance.h"
@@ -51,6 +52,7 @@ struct daemon {
 	struct fp_ctsync cs;
 	struct fp_route route;
 	struct fp_firewall firewall;
+	struct fp_ipsec ipsec;
 	struct fp_topology topo;
 	int timer_fd, signal_fd;
 	size_t table_peak;			    /* records, since the last malloc_trim() */
@@ -285,8 +287,14 @@ static int daemon_run(struct fp_instance *inst, const struct fp_options *opt, in
 		fp_err("daemon setup failed: %s", strerror(-err));
 		return 1;
 	}
-	if (route_open(&d.route) || firewall_open(&d.firewall) || topology_open(&d.topo))
+	if (route_open(&d.route) || firewall_open(&d.firewall) || topology_open(&d.topo) ||
+	    ipsec_open(&d.ipsec))
 		return 1;
+	if (d.ipsec.nr)
+		fp_log(LOG_NOTICE,
+		       "%zu IPsec policies: the connections they may take stay in "
+		       "the kernel",
+		       d.ipsec.nr);
 	/* Events before the dump: nothing falls between the two. */
 	if (ctsync_open(&d.cs, inst, opt, &d.state, &d.route))
 		return 1;
@@ -294,6 +302,7 @@ static int daemon_run(struct fp_instance *inst, const struct fp_options *opt, in
 	inst->slots4->owner = true;
 	fp_slots_reclaim_orphans(inst->slots4);
 	d.cs.ports.topo = &d.topo;
+	d.cs.ipsec = &d.ipsec;
 	if (ctsync_resync(&d.cs))
 		return 1;
 	/* Entries a daemon that died left for connections that are gone: deleted before the
@@ -317,15 +326,16 @@ static int daemon_run(struct fp_instance *inst, const struct fp_options *opt, in
 	}
 
 	for (;;) {
-		struct pollfd pfd[5] = {
+		struct pollfd pfd[6] = {
 			{.fd = ctsync_event_fd(&d.cs), .events = POLLIN},
 			{.fd = route_watch_fd(&d.route), .events = POLLIN},
 			{.fd = d.timer_fd, .events = POLLIN},
 			{.fd = d.signal_fd, .events = POLLIN},
 			{.fd = firewall_fd(&d.firewall), .events = POLLIN},
+			{.fd = ipsec_fd(&d.ipsec), .events = POLLIN}, /* -1: skipped */
 		};
 
-		if (poll(pfd, 5, -1) < 0) {
+		if (poll(pfd, 6, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			fp_err("poll: %s", strerror(errno));
@@ -356,6 +366,16 @@ static int daemon_run(struct fp_instance *inst, const struct fp_options *opt, in
 			       "the firewall changed: %u connections return to the kernel until "
 			       "they end; new ones are offloaded as before",
 			       n);
+			publish_state(&d);
+		}
+		/* And the IPsec policies: not one more clear packet of what they now take. */
+		if (pfd[5].revents && ipsec_changed(&d.ipsec)) {
+			uint32_t n = ctsync_ipsec_changed(&d.cs);
+
+			fp_log(LOG_NOTICE,
+			       "the IPsec policies changed (%zu now): %u connections they may take "
+			       "return to the kernel",
+			       d.ipsec.nr, n);
 			publish_state(&d);
 		}
 		/* Route changes first: a flow offloaded next must not use an old next hop. */
@@ -389,6 +409,7 @@ static int daemon_run(struct fp_instance *inst, const struct fp_options *opt, in
 	ctsync_close(&d.cs);
 	route_close(&d.route);
 	firewall_close(&d.firewall);
+	ipsec_close(&d.ipsec);
 	topology_close(&d.topo);
 	return 0;
 }

@@ -3,7 +3,7 @@
  * fp-test: the datapath tests. Needs root; runs in a network namespace of its own.
  *   fp-test                 every suite
  *   fp-test --suite NAME    datapath | differential | attach | conntable | slottable |
- *                           topology | veth | clock
+ *                           topology | veth | ipsec | clock
  *   fp-test --bench [OBJ]   per-packet cost, stage by stage (BPF_PROG_TEST_RUN repeat),
  *                           and that of make bench's ceiling program if given its object
  * FP_FUZZ_ITERATIONS and FP_FUZZ_SEED tune the randomized test. The conntable and slottable
@@ -33,10 +33,10 @@ int main(int argc, char **argv)
 		suite = "bench";
 		ceiling_obj = argc == 3 ? argv[2] : NULL;
 	} else if (argc != 1) {
-		fprintf(stderr,
-			"usage: fp-test [--suite "
-			"datapath|differential|attach|conntable|slottable|topology|veth|clock] "
-			"[--bench [build/bench.bpf.o]]\n");
+		fprintf(stderr, "usage: fp-test [--suite "
+				"datapath|differential|attach|conntable|slottable|topology|veth|"
+				"ipsec|clock] "
+				"[--bench [build/bench.bpf.o]]\n");
 		return 2;
 	}
 	if (suite && (!strcmp(suite, "conntable") || !strcmp(suite, "slottable"))) {
@@ -80,6 +80,8 @@ int main(int argc, char **argv)
 		test_topology();
 	if (!suite || !strcmp(suite, "veth"))
 		test_veth_peer();
+	if (!suite || !strcmp(suite, "ipsec"))
+		test_ipsec();
 	if (!suite || !strcmp(suite, "clock"))
 		test_clock();
 	fx_teardown();

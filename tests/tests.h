@@ -10,6 +10,7 @@ void test_conntable(void);
 void test_slottable(void);
 void test_topology(void);
 void test_veth_peer(void);
+void test_ipsec(void);
 void test_clock(void);
 /* make bench-prog; @ceiling_obj: build/bench.bpf.o, for the ceiling's line (NULL: none). */
 void prog_cost(const char *ceiling_obj);
