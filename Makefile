@@ -129,8 +129,9 @@ $(TEST_BIN): $(TEST_OBJS) $(LOADER_LIB)
 $(UDP_BIN): tests/e2e/fp_udp.c tests/e2e/payload.h | $(BUILD)
 	$(CC) $(CFLAGS) $< -o $@
 
-$(TAP_BIN): tests/e2e/fp_tap.c tests/e2e/payload.h | $(BUILD)
-	$(CC) $(CFLAGS) $< -o $@
+# It frames and checks its datagrams with fp-test's packet helpers.
+$(TAP_BIN): tests/e2e/fp_tap.c tests/packet.c tests/packet.h tests/e2e/payload.h | $(BUILD)
+	$(CC) $(CFLAGS) -Itests $(filter %.c,$^) -o $@
 
 # The e2e testbed's endpoints, on kernels before 5.13 (see the source).
 $(BUILD)/xdp_pass.bpf.o: tests/e2e/xdp_pass.bpf.c | $(BUILD)

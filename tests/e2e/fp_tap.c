@@ -37,6 +37,7 @@
 #include <linux/if_tun.h>
 #include <linux/virtio_net.h>
 
+#include "packet.h"
 #include "payload.h"
 
 #define PAYLOAD	 1000
@@ -52,23 +53,6 @@ struct conv {
 	uint16_t vm_port, server_port;
 };
 
-/* The ones' complement sum of @len bytes as big-endian 16-bit words, unfolded. */
-static uint32_t sum16(const uint8_t *p, size_t len, uint32_t sum)
-{
-	for (size_t i = 0; i + 1 < len; i += 2)
-		sum += (uint32_t)p[i] << 8 | p[i + 1];
-	if (len & 1)
-		sum += (uint32_t)p[len - 1] << 8;
-	return sum;
-}
-
-static uint16_t fold(uint32_t sum)
-{
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)sum;
-}
-
 static void put16(uint8_t *p, uint16_t v)
 {
 	p[0] = v >> 8;
@@ -80,14 +64,6 @@ static uint16_t get16(const uint8_t *p)
 	return (uint16_t)(p[0] << 8 | p[1]);
 }
 
-/* The pseudo-header's sum for a UDP datagram of @udp_len bytes between @src and @dst. */
-static uint32_t pseudo_sum(bool ipv6, const uint8_t *src, const uint8_t *dst, size_t udp_len)
-{
-	size_t alen = ipv6 ? 16 : 4;
-
-	return sum16(src, alen, sum16(dst, alen, 0)) + IPPROTO_UDP + (uint32_t)udp_len;
-}
-
 /* Frame @seq's datagram, after a virtio-net header; returns the length to write. */
 static size_t build(const struct conv *c, uint32_t seq, uint8_t *buf)
 {
@@ -95,6 +71,7 @@ static size_t build(const struct conv *c, uint32_t seq, uint8_t *buf)
 	uint8_t *eth = buf + sizeof(*vh), *l3 = eth + ETH_HLEN;
 	size_t l3_hlen = c->ipv6 ? IP6_HLEN : IP4_HLEN, udp_len = UDP_HLEN + PAYLOAD;
 	uint8_t *udp = l3 + l3_hlen;
+	size_t frame_len = ETH_HLEN + l3_hlen + udp_len;
 	uint16_t check;
 
 	memset(buf, 0, sizeof(*vh) + ETH_HLEN + l3_hlen + UDP_HLEN);
@@ -116,26 +93,25 @@ static size_t build(const struct conv *c, uint32_t seq, uint8_t *buf)
 		l3[9] = IPPROTO_UDP;
 		memcpy(l3 + 12, c->vm_addr, 4);
 		memcpy(l3 + 16, c->server_addr, 4);
-		put16(l3 + 10, (uint16_t)~fold(sum16(l3, IP4_HLEN, 0)));
+		put16(l3 + 10, (uint16_t)~csum_fold32(csum_partial(l3, IP4_HLEN, 0)));
 	}
 	put16(udp, c->vm_port);
 	put16(udp + 2, c->server_port);
 	put16(udp + 4, (uint16_t)udp_len);
 	payload_fill(udp + UDP_HLEN, seq, PAYLOAD);
 
-	check = fold(pseudo_sum(c->ipv6, c->vm_addr, c->server_addr, udp_len));
+	/* As a guest's kernel leaves it for the device (udp4_hwcsum): the pseudo-header's sum,
+	 * which the device's sum of the datagram from csum_start goes onto. */
+	pkt_l4_csum_seed(eth, frame_len);
 	if (c->partial) {
-		/* As a guest's kernel leaves it for the device (udp4_hwcsum): the pseudo-header's
-		 * sum, which the device's sum of the datagram from csum_start goes onto. */
 		vh->flags = VIRTIO_NET_HDR_F_NEEDS_CSUM;
 		vh->csum_start = ETH_HLEN + l3_hlen; /* host order: tun's legacy header */
 		vh->csum_offset = 6;
-		put16(udp + 6, check);
-	} else {
-		check = (uint16_t)~fold(sum16(udp, udp_len, check));
+	} else { /* what the device does */
+		check = (uint16_t)~csum_fold32(csum_partial(udp, udp_len, 0));
 		put16(udp + 6, check ? check : 0xffff);
 	}
-	return sizeof(*vh) + ETH_HLEN + l3_hlen + udp_len;
+	return sizeof(*vh) + frame_len;
 }
 
 enum echo { ECHO_OTHER, ECHO_CORRUPT, ECHO_OK };
@@ -147,6 +123,7 @@ static enum echo check_echo(const struct conv *c, uint8_t *buf, size_t len, uint
 	const struct virtio_net_hdr *vh = (const void *)buf;
 	size_t l3_hlen = c->ipv6 ? IP6_HLEN : IP4_HLEN, alen = c->ipv6 ? 16 : 4;
 	uint8_t *eth = buf + sizeof(*vh), *l3 = eth + ETH_HLEN, *udp = l3 + l3_hlen;
+	size_t frame_len = len - sizeof(*vh);
 	uint8_t want[PAYLOAD];
 
 	if (len < sizeof(*vh) + ETH_HLEN + l3_hlen + UDP_HLEN ||
@@ -159,14 +136,12 @@ static enum echo check_echo(const struct conv *c, uint8_t *buf, size_t len, uint
 	    memcmp(l3 + (c->ipv6 ? 8 : 12), c->server_addr, alen) ||
 	    memcmp(l3 + (c->ipv6 ? 24 : 16), c->vm_addr, alen))
 		return ECHO_CORRUPT;
-	if (!c->ipv6 && fold(sum16(l3, IP4_HLEN, 0)) != 0xffff)
+	if (!c->ipv6 && !pkt_ipv4_csum_ok(eth, frame_len))
 		return ECHO_CORRUPT;
 	/* A partial checksum from the router (the tap offloads none: it should not send one)
-	 * is taken as the device would finish it. */
+	 * is left unchecked, for the device to finish. A zero one is not ours: refused. */
 	if (!(vh->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM) &&
-	    fold(sum16(udp, UDP_HLEN + PAYLOAD,
-		       pseudo_sum(c->ipv6, c->server_addr, c->vm_addr, UDP_HLEN + PAYLOAD))) !=
-		    0xffff)
+	    (!get16(udp + 6) || !pkt_l4_csum_ok(eth, frame_len)))
 		return ECHO_CORRUPT;
 	memcpy(seq, udp + UDP_HLEN, 4);
 	payload_fill(want, *seq, PAYLOAD);
