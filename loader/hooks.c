@@ -41,6 +41,8 @@
 #define FP_BPF_LINK_TYPE_TCX	11 /* enum bpf_link_type */
 #define FP_NETDEV_XDP_ACT_BASIC (1u << 0)
 
+#define FP_DRIVER_LEN 33 /* struct ethtool_drvinfo's driver[32], and a NUL */
+
 /* Our clsact filter: first in line, so that the fastpath sees packets before others. */
 #define FP_TC_HANDLE   0xfa57
 #define FP_TC_PRIORITY 1
@@ -93,20 +95,19 @@ static enum fp_hook skb_hook(int ifindex, char *why, size_t len)
 	return FP_HOOK_TC;
 }
 
-/* Whether @ifindex's driver is @driver (ethtool's driver information). */
-static bool port_driver_is(int ifindex, const char *driver)
+/* @ifindex's driver (ethtool's driver information) into @driver; "" if unknown. */
+static void port_driver(int ifindex, char driver[FP_DRIVER_LEN])
 {
 	struct ethtool_drvinfo info = {.cmd = ETHTOOL_GDRVINFO};
 	struct ifreq ifr = {.ifr_data = (void *)&info};
 	int sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	bool is = false;
 
+	driver[0] = '\0';
 	if (sock < 0)
-		return false;
+		return;
 	if (if_indextoname(ifindex, ifr.ifr_name) && !ioctl(sock, SIOCETHTOOL, &ifr))
-		is = !strncmp(info.driver, driver, sizeof(info.driver));
+		snprintf(driver, FP_DRIVER_LEN, "%.*s", (int)sizeof(info.driver), info.driver);
 	close(sock);
-	return is;
 }
 
 /*
@@ -117,8 +118,10 @@ static bool port_driver_is(int ifindex, const char *driver)
  */
 bool fp_hook_partial_csum(int ifindex, enum fp_hook hook)
 {
-	return port_driver_is(ifindex, "tun") ||
-	       (hook == FP_HOOK_GENERIC && port_driver_is(ifindex, "virtio_net"));
+	char driver[FP_DRIVER_LEN];
+
+	port_driver(ifindex, driver);
+	return !strcmp(driver, "tun") || (hook == FP_HOOK_GENERIC && !strcmp(driver, "virtio_net"));
 }
 
 /* Whether the device does GRO (ethtool's generic-receive-offload). */
@@ -139,14 +142,15 @@ static bool port_gro(int ifindex)
 enum fp_hook fp_hook_choose(int ifindex, char *why, size_t len)
 {
 	struct fp_veth_peer peer;
-	char cannot[160];
+	char cannot[160], driver[FP_DRIVER_LEN];
 	uint64_t features;
 	bool veth;
 	int err;
 
 	/* A guest's TCP comes as GSO packets larger than the MTU, whole at the tc hook, and
 	 * its checksums partial, which the tc hook's helpers keep right and XDP passes. */
-	if (port_driver_is(ifindex, "tun")) {
+	port_driver(ifindex, driver);
+	if (!strcmp(driver, "tun")) {
 		snprintf(why, len, "a tap, whose guest sends partial checksums and GSO packets");
 		return FP_HOOK_TC;
 	}
