@@ -88,15 +88,15 @@ static int check_unshaped(const struct iface *ifc)
 /* The fastpath runs on Ethernet ports; the daemon follows the devices above them. */
 static int check_port(const struct iface *ifc)
 {
-	const char *kind;
-	int err = topology_upper_kind(ifc->ifindex, &kind);
+	const char *why;
+	int err = topology_not_a_port(ifc->ifindex, &why);
 
 	if (err) {
 		fp_err("%s: cannot read its link: %s", ifc->name, strerror(-err));
 		return err;
 	}
-	if (kind) {
-		fp_err("%s is %s", ifc->name, kind);
+	if (why) {
+		fp_err("%s is %s", ifc->name, why);
 		return -EINVAL;
 	}
 	return 0;

@@ -50,6 +50,7 @@ struct link {
 	uint32_t ifindex, master, lower; /* lower: IFLA_LINK of a VLAN */
 	uint32_t mtu;
 	uint16_t vlan_id;
+	uint16_t type; /* ARPHRD_* */
 	bool bridge, vlan, ppp, vlan_filtering;
 	uint8_t mac[6];
 	char name[IF_NAMESIZE];
@@ -641,23 +642,36 @@ static int kind_cb(const struct nlmsghdr *nlh, void *data)
 
 	if (nlh->nlmsg_type != RTM_NEWLINK || mnl_nlmsg_get_payload_len(nlh) < sizeof(*ifi))
 		return MNL_CB_OK;
+	l->type = ifi->ifi_type;
 	l->ppp = ifi->ifi_type == ARPHRD_PPP;
 	mnl_attr_for_each(a, nlh, sizeof(*ifi)) if (mnl_attr_get_type(a) == IFLA_LINKINFO)
 		parse_linkinfo(a, l);
 	return MNL_CB_OK;
 }
 
-int topology_upper_kind(int ifindex, const char **kind)
+int topology_not_a_port(int ifindex, const char **why)
 {
-	struct link l = {0};
+	struct link l = {.type = ARPHRD_ETHER};
 	int ret = fp_rtnl_get_link(ifindex, kind_cb, &l);
 
-	*kind = NULL;
+	*why = NULL;
 	if (l.bridge)
-		*kind = "a bridge: attach to its ports instead";
+		*why = "a bridge: attach to its ports instead";
 	else if (l.vlan)
-		*kind = "a VLAN device: attach to the port it is on instead";
+		*why = "a VLAN device: attach to the port it is on instead";
 	else if (l.ppp)
-		*kind = "a PPP device: attach to the Ethernet port of its PPPoE session instead";
+		*why = "a PPP device: attach to the Ethernet port of its PPPoE session instead";
+	/*
+	 * A layer-3 link's packets start at the IP header, and what is sent through it must
+	 * too: the datapath would read its packets as Ethernet frames and hand it frames.
+	 */
+	else if (l.type == ARPHRD_NONE || l.type == ARPHRD_RAWIP)
+		*why = "a layer-3 link (a tun, WireGuard, a modem in raw IP mode), not an Ethernet "
+		       "port: its connections stay with the kernel";
+	else if (l.type == ARPHRD_LOOPBACK)
+		*why = "the loopback device, not an Ethernet port";
+	else if (l.type != ARPHRD_ETHER)
+		*why = "not an Ethernet port (an IP tunnel or another link without Ethernet "
+		       "headers): its connections stay with the kernel";
 	return ret;
 }

@@ -46,10 +46,12 @@ int topology_sync(struct fp_topology *t, const struct fp_instance *inst, const u
 bool topology_upper_on_port(const struct fp_topology *t, uint32_t upper, uint32_t port);
 
 /*
- * Whether ifindex is an upper device XDP should not be attached to (a bridge, a VLAN or a
- * ppp device): *kind says so and what to attach to instead, or is NULL. 0 or -errno.
+ * Whether ifindex is not an Ethernet port the datapath can be attached to: a device above
+ * ports (a bridge, a VLAN, a ppp device) or a link without Ethernet headers (a tun,
+ * WireGuard, an IP tunnel, loopback). *why says so and what to attach to instead, or is
+ * NULL. 0 or -errno.
  */
-int topology_upper_kind(int ifindex, const char **kind);
+int topology_not_a_port(int ifindex, const char **why);
 
 /* Whether a PPPoE session runs over the Ethernet device @ifname (FP_PPPOE_PROC). */
 bool topology_pppoe_on(const char *ifname);

@@ -37,10 +37,10 @@ cat >"$TB_TMP/unsafe-run.sh" <<-EOS
 	mount -t tmpfs tmpfs /run
 	mkdir -m 0777 /run/world
 	ln -s /run/world /run/xdp-fastpath
-	if $FASTPATH_BIN --pin-dir $TB_PIN attach lo --mode generic 2>/run/err1; then exit 1; fi
+	if $FASTPATH_BIN --pin-dir $TB_PIN attach r0 --mode generic 2>/run/err1; then exit 1; fi
 	grep -q 'not safe' /run/err1
 	rm /run/xdp-fastpath && mkdir -m 0777 /run/xdp-fastpath
-	if $FASTPATH_BIN --pin-dir $TB_PIN attach lo --mode generic 2>/run/err2; then exit 1; fi
+	if $FASTPATH_BIN --pin-dir $TB_PIN attach r0 --mode generic 2>/run/err2; then exit 1; fi
 	grep -q 'not safe' /run/err2
 	test ! -e $TB_PIN
 EOS

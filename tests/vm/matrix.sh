@@ -46,7 +46,7 @@ e2e_kernels=${VM_E2E_KERNELS-5.10 6.1 6.12}
 # attach asks the peer instead of the kernel), generic mode (before 5.15 no program with
 # --steer's cpumap), a tap (its native XDP, the tc hook as clsact). 6.1: the core, and what this machine's kernel cannot build: a LAN on
 # a VLAN and a bridge over a VLAN port, a PPPoE WAN, an nft flowtable beside the fastpath,
-# an IPsec tunnel with ESP; the tc hook's own test; generic mode again, on the far side of
+# an IPsec tunnel with ESP, WireGuard, IPIP and GRE devices; the tc hook's own test; generic mode again, on the far side of
 # 5.15. 6.12, the newest
 # that routers and distributions ship: the core at both hooks (the tc hook is tcx there,
 # from 6.6, and clsact on the other two), and again what 6.1 runs for this machine, with
@@ -61,7 +61,7 @@ plan() { # KERNEL xdp|tc: the end-to-end tests for it
 	"5.10 tc") echo "$core test_vlan.sh" ;;
 	"6.1 xdp")
 		echo "$core test_vlan.sh test_pppoe.sh test_flowtable.sh test_tc_hook.sh" \
-			"test_generic_mode.sh test_ipsec.sh"
+			"test_generic_mode.sh test_ipsec.sh test_l3_tunnel.sh"
 		;;
 	"6.1 tc") echo "" ;;
 	"6.12 xdp")
