@@ -6,7 +6,9 @@
  * - Offloads what offload_policy.c allows: TCP once ESTABLISHED and ASSURED, UDP once a
  *   reply was seen.
  * - Each direction's ingress interface comes from a route lookup of that direction's source;
- *   a direction arriving on an interface the fastpath is not attached to stays in the kernel.
+ *   a direction arriving on an interface the fastpath is not attached to stays in the kernel,
+ *   and a connection with a source on the router (its own traffic, or traffic to it: DNS,
+ *   a VPN server, its web page) is not offloaded at all.
  * - Offloaded TCP entries are made "be liberal" in both directions: the fastpath does not
  *   update conntrack's window tracking, and when a flow returns to the kernel (FIN, daemon
  *   gone, detach) its next segment must not be called invalid (nf_flow_table does the same).
@@ -275,6 +277,9 @@ static void conn_offload(struct fp_ctsync *cs, const struct fp_tuple *orig,
 		const struct fp_tuple *t = dir == FP_DIR_ORIG ? orig : reply;
 		int oif = route_oif(cs->route, t->family, t->src, mark);
 
+		/* An end on the router itself: the kernel delivers, nothing is forwarded. */
+		if (oif == 0)
+			return;
 		/* Either way through a held interface: the other way would leave through it. */
 		if (oif > 0 && ports_held(&cs->ports, oif))
 			return;

@@ -71,8 +71,15 @@ static int route_attr_cb(const struct nlattr *attr, void *data)
 
 static int route_reply_cb(const struct nlmsghdr *nlh, void *data)
 {
-	if (nlh->nlmsg_type == RTM_NEWROUTE)
-		mnl_attr_parse(nlh, sizeof(struct rtmsg), route_attr_cb, data);
+	const struct rtmsg *rtm = mnl_nlmsg_get_payload(nlh);
+
+	if (nlh->nlmsg_type != RTM_NEWROUTE || mnl_nlmsg_get_payload_len(nlh) < sizeof(*rtm))
+		return MNL_CB_OK;
+	if (rtm->rtm_type == RTN_LOCAL) {
+		*(int *)data = 0; /* an address of the router's own */
+		return MNL_CB_OK;
+	}
+	mnl_attr_parse(nlh, sizeof(*rtm), route_attr_cb, data);
 	return MNL_CB_OK;
 }
 
@@ -107,7 +114,7 @@ static int route_lookup(struct fp_route *rt, int family, const uint32_t *addr, u
 	if (mark)
 		mnl_attr_put_u32(nlh, RTA_MARK, mark);
 	/* One answer: the route, or an error (no route). One without an output interface
-	 * (a blackhole, say) leaves oif at -1. */
+	 * (a blackhole, say) leaves oif at -1; a local one makes it 0. */
 	err = fp_nl_ask(rt->lookup, nlh, rt->buf, RT_BUF_SIZE, route_reply_cb, &oif);
 	return err ? err : oif;
 }
@@ -124,7 +131,7 @@ int route_oif(struct fp_route *rt, int family, const uint32_t *addr, uint32_t ma
 		return slot->oif;
 	}
 	oif = route_lookup(rt, family, addr, mark);
-	if (oif > 0) {
+	if (oif >= 0) {
 		slot->family = family;
 		slot->mark = mark;
 		memset(slot->addr, 0, sizeof(slot->addr));

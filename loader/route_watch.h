@@ -33,7 +33,8 @@ void route_close(struct fp_route *rt);
 int route_watch_fd(const struct fp_route *rt);
 /*
  * The interface a packet to addr with fwmark mark leaves through: where a packet of the
- * same connection from addr arrives (policy routing by mark included).
+ * same connection from addr arrives (policy routing by mark included). 0 for an address
+ * of the router's own (a local route), -1 for a route without an interface, or -errno.
  */
 int route_oif(struct fp_route *rt, int family, const uint32_t *addr, uint32_t mark);
 /* Forgets every cached lookup (route_watch_read does it on any change it sees). */

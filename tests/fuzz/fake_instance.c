@@ -87,14 +87,18 @@ size_t fuzz_mark_entries(const struct fp_instance *inst)
 }
 
 /* 198.18.0.0/16 and 2001:2:0:1::/64 are behind the LAN port; 198.19.0.0/16 and
- * 2001:2:0:2::/64 behind the WAN port; everything else behind an interface the fastpath is
- * not attached to (4), or unroutable when its last byte is odd. */
+ * 2001:2:0:2::/64 behind the WAN port, but for the router's own 198.18.1.1 and 198.19.2.1;
+ * everything else behind an interface the fastpath is not attached to (4), or unroutable
+ * when its last byte is odd. */
 int route_oif(struct fp_route *rt, int family, const uint32_t *addr, uint32_t mark)
 {
 	const uint8_t *a = (const uint8_t *)addr;
 
 	(void)rt;
 	(void)mark;
+	if (family == AF_INET && a[0] == 198 &&
+	    ((a[1] == 18 && a[2] == 1) || (a[1] == 19 && a[2] == 2)) && a[3] == 1)
+		return 0;
 	if (family == AF_INET) {
 		if (a[0] == 198 && a[1] == 18)
 			return FUZZ_LAN_IFINDEX;

@@ -112,6 +112,18 @@ static void put_rt(uint16_t type, size_t payload, uint16_t attr, uint32_t value)
 	stream_len += nlh->nlmsg_len;
 }
 
+/* The answer for an address of the router's own: a local route through loopback. */
+static void put_local_route(void)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(stream + stream_len);
+	struct rtmsg *rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
+
+	nlh->nlmsg_type = RTM_NEWROUTE;
+	rtm->rtm_type = RTN_LOCAL;
+	mnl_attr_put_u32(nlh, RTA_OIF, 1);
+	stream_len += nlh->nlmsg_len;
+}
+
 static void topology_seeds(const char *dir);
 
 static void rt_seeds(const char *dir)
@@ -128,6 +140,9 @@ static void rt_seeds(const char *dir)
 	stream[stream_len++] = 0;
 	put_rt(NLMSG_ERROR, sizeof(struct nlmsgerr), 0, 0);
 	put_seed(dir, "lookup-error");
+	stream[stream_len++] = 0;
+	put_local_route();
+	put_seed(dir, "lookup-local");
 	topology_seeds(dir);
 }
 
