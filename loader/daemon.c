@@ -134,49 +134,65 @@ enum {
 	HEARTBEAT_CHECK_CLOCK = 1 << 1, /* see that the datapath's clock still keeps time */
 };
 
+struct heartbeat {
+	struct daemon *d;
+	uint64_t now;
+	unsigned int flags; /* HEARTBEAT_* */
+	uint32_t new_gen;   /* the next-hop generation it bumped to, or 0 */
+};
+
+static void change_heartbeat(struct fp_config *cfg, void *arg)
+{
+	struct heartbeat *hb = arg;
+	struct daemon *d = hb->d;
+
+	if ((hb->flags & HEARTBEAT_CHECK_CLOCK) && fp_clock_check(&cfg->clock) > 0)
+		fp_log(LOG_NOTICE, "the datapath's clock had drifted: %s",
+		       cfg->clock.tick_ns ? "calibrated it again"
+					  : "it did not calibrate, the kernel's clock it is");
+	cfg->heartbeat_ns = hb->now;
+	/* The lease is the running daemon's (--lease): a clean stop may have shortened it. */
+	cfg->lease_ns = (uint64_t)d->opt->lease_s * 1000000000ull;
+	cfg->flags &= ~(FP_CONFIG_BRIDGE_PORTS | FP_CONFIG_TCP_TO_TC | FP_CONFIG_PARTIAL_CSUM);
+	if (d->topo.bridge_ports)
+		cfg->flags |= FP_CONFIG_BRIDGE_PORTS;
+	cfg->flags |= fp_hook_config_flags(d->inst);
+	if (hb->flags & HEARTBEAT_BUMP_GEN)
+		hb->new_gen = cfg->nh_gen = fp_nh_gen_next(cfg->nh_gen);
+}
+
 static void write_heartbeat(struct daemon *d, uint64_t now, unsigned int flags)
 {
-	bool bump_gen = flags & HEARTBEAT_BUMP_GEN;
-	struct fp_config cfg;
+	struct heartbeat hb = {.d = d, .now = now, .flags = flags};
 
-	if (fp_read_config(d->inst, &cfg))
-		return;
-	if ((flags & HEARTBEAT_CHECK_CLOCK) && fp_clock_check(&cfg.clock) > 0)
-		fp_log(LOG_NOTICE, "the datapath's clock had drifted: %s",
-		       cfg.clock.tick_ns ? "calibrated it again"
-					 : "it did not calibrate, the kernel's clock it is");
-	cfg.heartbeat_ns = now;
-	/* The lease is the running daemon's (--lease): a clean stop may have shortened it. */
-	cfg.lease_ns = (uint64_t)d->opt->lease_s * 1000000000ull;
-	cfg.flags &= ~(FP_CONFIG_BRIDGE_PORTS | FP_CONFIG_TCP_TO_TC | FP_CONFIG_PARTIAL_CSUM);
-	if (d->topo.bridge_ports)
-		cfg.flags |= FP_CONFIG_BRIDGE_PORTS;
-	cfg.flags |= fp_hook_config_flags(d->inst);
 	/* New bridge ports, VLANs or FDB entries: every cached next hop may be wrong. */
-	bump_gen |= ports_take_topology_changed(&d->cs.ports);
-	if (bump_gen) {
-		cfg.nh_gen = fp_nh_gen_next(cfg.nh_gen);
-		d->state.nh_bumps++;
-		if (!(cfg.nh_gen % FP_NH_GEN_SWEEP))
-			fp_flows_forget_next_hops(d->inst, cfg.nh_gen);
-	}
-	if (fp_write_config(d->inst, &cfg))
+	if (ports_take_topology_changed(&d->cs.ports))
+		hb.flags |= HEARTBEAT_BUMP_GEN;
+	if (fp_change_config(d->inst, change_heartbeat, &hb)) {
 		d->state.errors++;
+		return;
+	}
+	if (hb.new_gen) {
+		d->state.nh_bumps++;
+		if (!(hb.new_gen % FP_NH_GEN_SWEEP))
+			fp_flows_forget_next_hops(d->inst, hb.new_gen);
+	}
+}
+
+static void expire_heartbeat(struct fp_config *cfg, void *arg)
+{
+	(void)arg;
+	cfg->heartbeat_ns = 0;
+	/* With no lease the heartbeat is not checked: the shortest one stops forwarding too.
+	 * The next daemon writes its own lease. */
+	if (!cfg->lease_ns)
+		cfg->lease_ns = 1;
 }
 
 /* A heartbeat that has expired: the datapath passes everything from now on. */
 static void stale_heartbeat(const struct fp_instance *inst)
 {
-	struct fp_config cfg;
-
-	if (fp_read_config(inst, &cfg))
-		return;
-	cfg.heartbeat_ns = 0;
-	/* With no lease the heartbeat is not checked: the shortest one stops forwarding too.
-	 * The next daemon writes its own lease. */
-	if (!cfg.lease_ns)
-		cfg.lease_ns = 1;
-	fp_write_config(inst, &cfg);
+	fp_change_config(inst, expire_heartbeat, NULL);
 }
 
 /*

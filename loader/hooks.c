@@ -331,23 +331,24 @@ static uint32_t config_flags_for(uint32_t port_flags)
 	       (port_flags & FP_PORT_PARTIAL_CSUM ? FP_CONFIG_PARTIAL_CSUM : 0);
 }
 
+static void add_config_flags(struct fp_config *cfg, void *flags)
+{
+	cfg->flags |= *(uint32_t *)flags;
+}
+
 /* @flags (FP_PORT_*) for @ifindex, and the config flags that make the datapath look them
  * up. The daemon keeps those from then on (fp_hook_config_flags). */
 static int set_port(const struct fp_instance *inst, int ifindex, const char *name, uint32_t flags)
 {
-	struct fp_config cfg;
+	uint32_t config_flags = config_flags_for(flags);
 	int err;
 
 	if (!flags)
 		return 0;
 	err = set_port_flags(inst, ifindex, name, flags);
-	if (err || !config_flags_for(flags))
+	if (err || !config_flags)
 		return err;
-	err = fp_read_config(inst, &cfg);
-	if (!err) {
-		cfg.flags |= config_flags_for(flags);
-		err = fp_write_config(inst, &cfg);
-	}
+	err = fp_change_config(inst, add_config_flags, &config_flags);
 	if (err)
 		say(name, "%s: cannot write the configuration: %s", strerror(-err));
 	return err;

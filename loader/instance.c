@@ -471,29 +471,44 @@ int fp_command_open(const char *cmd, int argc, const struct fp_options *opt,
 
 static int lock_fd = -1;
 
-/* Serializes commands that change an instance; the lock is held until the process exits. */
-int fp_instance_lock(const struct fp_instance *inst)
+/* The instance's lock file, opened; @path gets its path. -errno, said if @say. */
+static int open_lock_file(const struct fp_instance *inst, char *path, size_t len, bool say)
 {
-	char lock[PATH_MAX];
+	struct stat st;
 	int fd;
 
-	struct stat st;
-
 	if (mkdir(FP_RUN_DIR, 0700) && errno != EEXIST) {
-		fp_err("cannot create %s: %s", FP_RUN_DIR, strerror(errno));
+		if (say)
+			fp_err("cannot create %s: %s", FP_RUN_DIR, strerror(errno));
 		return -errno;
 	}
 	/* The pid and lock files live here: only we may be able to put anything in it. */
 	if (lstat(FP_RUN_DIR, &st) || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
 	    (st.st_mode & 022)) {
-		fp_err("%s is not safe (a symlink, not ours, or writable by others): remove it",
-		       FP_RUN_DIR);
+		if (say)
+			fp_err("%s is not safe (a symlink, not ours, or writable by others): "
+			       "remove it",
+			       FP_RUN_DIR);
 		return -EPERM;
 	}
-	fp_run_paths(inst, NULL, lock, sizeof(lock));
-	fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0 || flock(fd, LOCK_EX)) {
+	fp_run_paths(inst, NULL, path, len);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0 && say)
+		fp_err("cannot lock %s: %s", path, strerror(errno));
+	return fd < 0 ? -errno : fd;
+}
+
+/* Serializes commands that change an instance; the lock is held until the process exits. */
+int fp_instance_lock(const struct fp_instance *inst)
+{
+	char lock[PATH_MAX];
+	int fd = open_lock_file(inst, lock, sizeof(lock), true);
+
+	if (fd < 0)
+		return fd;
+	if (flock(fd, LOCK_EX)) {
 		fp_err("cannot lock %s: %s", lock, strerror(errno));
+		close(fd);
 		return -errno;
 	}
 	lock_fd = fd;
@@ -515,11 +530,42 @@ int fp_read_config(const struct fp_instance *inst, struct fp_config *cfg)
 	return bpf_map_lookup_elem(inst->config_fd, &zero, cfg) ? -errno : 0;
 }
 
-int fp_write_config(const struct fp_instance *inst, const struct fp_config *cfg)
+static int write_config(const struct fp_instance *inst, const struct fp_config *cfg)
 {
 	uint32_t zero = 0;
 
 	return bpf_map_update_elem(inst->config_fd, &zero, cfg, 0) ? -errno : 0;
+}
+
+/*
+ * fp_config has writers in more than one process: the daemon's heartbeat, and attach's
+ * port flags and steering. Each reads the whole entry, changes its part and writes it all
+ * back; were two to overlap, one would write back what the other had just changed, such
+ * as an older next-hop generation, which makes cached next hops that the newer one
+ * retired valid again. They take turns under an OFD lock on the instance's lock file,
+ * which the commands' flock of it does not touch (the two kinds of lock are apart). If
+ * the file cannot be had, no command can run either: the change is made without it.
+ */
+int fp_change_config(const struct fp_instance *inst,
+		     void (*change)(struct fp_config *cfg, void *arg), void *arg)
+{
+	struct flock whole = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+	struct fp_config cfg;
+	char path[PATH_MAX];
+	int fd = open_lock_file(inst, path, sizeof(path), false), err;
+
+	if (fd >= 0 && fcntl(fd, F_OFD_SETLKW, &whole)) {
+		close(fd);
+		fd = -1;
+	}
+	err = fp_read_config(inst, &cfg);
+	if (!err) {
+		change(&cfg, arg);
+		err = write_config(inst, &cfg);
+	}
+	if (fd >= 0)
+		close(fd); /* and with it the lock */
+	return err;
 }
 
 int fp_read_stats(const struct fp_instance *inst, uint64_t stats[FP_STAT_MAX])

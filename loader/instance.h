@@ -30,7 +30,9 @@ void fp_run_paths(const struct fp_instance *inst, char *pid, char *lock, size_t 
 /* Another file of the instance there, INSTANCE.WHAT_N. */
 void fp_run_path(const struct fp_instance *inst, const char *what, int n, char *buf, size_t len);
 int fp_read_config(const struct fp_instance *inst, struct fp_config *cfg);
-int fp_write_config(const struct fp_instance *inst, const struct fp_config *cfg);
+/* Reads fp_config, lets @change change it, writes it back: one writer at a time. */
+int fp_change_config(const struct fp_instance *inst,
+		     void (*change)(struct fp_config *cfg, void *arg), void *arg);
 int fp_read_stats(const struct fp_instance *inst, uint64_t stats[FP_STAT_MAX]);
 int fp_tx_ports(const struct fp_instance *inst, uint32_t *ifindexes, int max);
 bool fp_tx_port_attached(const struct fp_instance *inst, uint32_t ifindex); /* in the devmap */

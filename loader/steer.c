@@ -49,13 +49,17 @@ bool fp_steer_capable(const struct fp_instance *inst)
 	       cpumap_runs_programs(&info);
 }
 
+static void set_steer_cpus(struct fp_config *cfg, void *slots)
+{
+	cfg->steer_cpus = *(uint32_t *)slots;
+}
+
 int fp_steer_enable(const struct fp_instance *inst, const char *cpus)
 {
 	bool online[FP_MAX_CPUS], wanted[FP_MAX_CPUS];
 	struct bpf_map_info info = {};
 	uint32_t info_len = sizeof(info), slots = 0;
 	char path[PATH_MAX];
-	struct fp_config cfg;
 	int prog_fd, nr, err = 0;
 
 	if (bpf_obj_get_info_by_fd(inst->cpus_fd, &info, &info_len))
@@ -105,10 +109,6 @@ int fp_steer_enable(const struct fp_instance *inst, const char *cpus)
 	}
 	close(prog_fd);
 	if (!err)
-		err = fp_read_config(inst, &cfg);
-	if (!err) {
-		cfg.steer_cpus = slots;
-		err = fp_write_config(inst, &cfg);
-	}
+		err = fp_change_config(inst, set_steer_cpus, &slots);
 	return err;
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mount.h>
+#include <sys/wait.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <linux/magic.h>
@@ -25,6 +26,7 @@
 
 #include "fixture.h"
 #include "hooks.h"
+#include "instance.h"
 #include "packet.h"
 #include "testlib.h"
 #include "tests.h"
@@ -81,6 +83,19 @@ static bool forwards_real_frame(const struct pkt_spec *in_spec, const struct pkt
 	return arrived && after[FP_STAT_FORWARDED] - before[FP_STAT_FORWARDED] == 1;
 }
 
+static void remove_lock_file(const struct fp_instance *inst)
+{
+	char lock[PATH_MAX];
+
+	fp_run_paths(inst, NULL, lock, sizeof(lock));
+	unlink(lock);
+}
+
+static void set_config(struct fp_config *cfg, void *to)
+{
+	*cfg = *(const struct fp_config *)to;
+}
+
 /* The tc hook as attach puts it on an interface, and detach takes it off; then split, with
  * TCP through GRO and the tc hook, UDP through XDP. */
 static void test_tc_hook(const struct pkt_spec *in_spec, const struct pkt_spec *out_spec)
@@ -98,6 +113,7 @@ static void test_tc_hook(const struct pkt_spec *in_spec, const struct pkt_spec *
 	int err;
 
 	snprintf(inst.pin_dir, sizeof(inst.pin_dir), "/sys/fs/bpf/fp-test-%d", getpid());
+	snprintf(inst.name, sizeof(inst.name), "fp-test-%d", getpid());
 	/* As attach would: a machine without systemd may have no BPF filesystem there. */
 	if (statfs("/sys/fs/bpf", &st) || (uint32_t)st.f_type != BPF_FS_MAGIC) {
 		if (mount("bpf", "/sys/fs/bpf", "bpf", 0, "mode=0700"))
@@ -148,6 +164,55 @@ static void test_tc_hook(const struct pkt_spec *in_spec, const struct pkt_spec *
 	fx_sh("ethtool -K fp_lan gro off >/dev/null");
 	tl_case_end();
 	rmdir(inst.pin_dir);
+	remove_lock_file(&inst);
+}
+
+static void count_in_steer_cpus(struct fp_config *cfg, void *arg)
+{
+	(void)arg;
+	cfg->steer_cpus++;
+}
+
+static void count_in_kernel(struct fp_config *cfg, void *arg)
+{
+	(void)arg;
+	cfg->kernel++;
+}
+
+/*
+ * fp_config's writers (the daemon's heartbeat, attach's port flags and steering) each
+ * read, change and write back the whole entry: two processes changing a field each, many
+ * times over, must lose none of each other's changes.
+ */
+static void test_config_writers(void)
+{
+	struct fp_instance inst = {.config_fd = bpf_map__fd(fx.skel->maps.fp_config)};
+	const uint32_t rounds = 5000;
+	struct fp_config saved, cfg;
+	int status = 0;
+	pid_t child;
+
+	tl_case_begin("config writers in two processes lose none of each other's changes");
+	snprintf(inst.name, sizeof(inst.name), "fp-test-config-%d", getpid());
+	CHECK(!fp_read_config(&inst, &saved), "read the config");
+	cfg = saved;
+	cfg.steer_cpus = cfg.kernel = 0;
+	fp_change_config(&inst, set_config, &cfg);
+	child = fork();
+	if (child == 0) {
+		for (uint32_t i = 0; i < rounds; i++)
+			fp_change_config(&inst, count_in_steer_cpus, NULL);
+		_exit(0);
+	}
+	for (uint32_t i = 0; i < rounds; i++)
+		fp_change_config(&inst, count_in_kernel, NULL);
+	waitpid(child, &status, 0);
+	CHECK(!fp_read_config(&inst, &cfg), "read the config");
+	CHECK_EQ(cfg.kernel, rounds, "changes of this process's field");
+	CHECK_EQ(cfg.steer_cpus, rounds, "changes of the other process's field");
+	fp_change_config(&inst, set_config, &saved);
+	remove_lock_file(&inst);
+	tl_case_end();
 }
 
 void test_attach(void)
@@ -204,4 +269,5 @@ void test_attach(void)
 
 	/* The flow installed above is still there; the next hop is resolved again. */
 	test_tc_hook(&in_spec, &out_spec);
+	test_config_writers();
 }
