@@ -3,6 +3,7 @@
 # the attached port r1; pppoe-server as the access concentrator in the server's namespace;
 # masquerade and MSS clamping on the ppp device, as OpenWrt sets them up. The fastpath strips
 # the session header on the way in and pushes it on the way out, to the concentrator's MAC.
+# At the end the line reconnects, in a new session on a new ppp0, which the fastpath follows.
 #
 #  ns cli  c0 198.18.1.2 --- r0 (rtr) r1 ==PPPoE== s0 (srv: pppoe-server)
 #                            ppp0 198.19.9.1 <-----> ppp0 198.19.9.2
@@ -16,7 +17,10 @@ command -v pppd >/dev/null && command -v pppoe-server >/dev/null ||
 	{ tb_log "skip: pppd or pppoe-server is not installed"; exit 77; }
 
 printf '%s\n' noauth mtu\ 1492 mru\ 1492 lcp-echo-interval\ 0 >"$TB_TMP/isp.options"
-srv pppoe-server -I s0 -L 198.19.9.2 -R 198.19.9.1 -N 1 -O "$TB_TMP/isp.options" \
+# Two sessions, both for 198.19.9.1: the reconnect at the end gets the other session id
+# (the concentrator reuses a freed one last).
+printf '198.19.9.1\n198.19.9.1\n' >"$TB_TMP/isp.pool"
+srv pppoe-server -I s0 -L 198.19.9.2 -p "$TB_TMP/isp.pool" -N 2 -O "$TB_TMP/isp.options" \
 	-X "$TB_TMP/pppoe-server.pid"
 rtr pppd plugin pppoe.so nic-r1 noauth nodetach nodefaultroute noipdefault unit 0 \
 	mtu 1492 mru 1492 lcp-echo-interval 0 >"$TB_TMP/pppd.log" 2>&1 &
@@ -108,5 +112,38 @@ check "... those going out left to the kernel (>= 4500 in pass_pppoe)" \
 	ge "$(($(tb_stat pass_pppoe) - pppoe_before))" 4500
 check "... the replies on the fastpath (>= 4500)" ge "$(($(tb_stat forwarded) - fwd))" 4500
 cli ethtool -K c0 tx off >/dev/null
+
+# The session reconnects, as a DSL line does every day: pppd hangs up and dials again,
+# and the concentrator hands out a new session id on a new ppp0. Nothing may still go out
+# in the old session, which the concentrator would drop.
+rtr_pppd() { # its pid: $! above is the shell that runs it
+	local pid
+	for pid in $(ip netns pids "$TB_RTR"); do
+		[ "$(cat "/proc/$pid/comm" 2>/dev/null)" = pppd ] && echo "$pid"
+	done
+}
+kill $(rtr_pppd)
+# Both ends: the concentrator's session has ended once its own pppd has gone.
+ppp_down() { ! rtr ip link show ppp0 >/dev/null 2>&1 && ! srv ip link show ppp0 >/dev/null 2>&1; }
+check "pppd hung up (ppp0 is gone at both ends)" tb_wait 20 ppp_down
+rtr pppd plugin pppoe.so nic-r1 noauth nodetach nodefaultroute noipdefault unit 0 \
+	mtu 1492 mru 1492 lcp-echo-interval 0 >"$TB_TMP/pppd2.log" 2>&1 &
+TB_PIDS+=($!)
+tb_wait 60 ppp_up || { cat "$TB_TMP/pppd2.log" >&2; tb_fail "the PPPoE session did not come back"; exit 1; }
+new_session() {
+	local s
+	s=$(tb_status | jq '.upper_devices[] | select(.name == "ppp0") | .session')
+	[ -n "$s" ] && [ "$s" != "$session" ]
+}
+check "status shows the new session on r1 (not $session)" tb_wait 10 new_session
+session=$(tb_status | jq '.upper_devices[] | select(.name == "ppp0") | .session')
+tb_udp_server 6002
+tb_udp_conversation 198.19.9.2 6002 "$TB_TMP/after-reconnect.out"
+tb_check_conn_flows "a conversation after it goes out of r1 in the new session $session" \
+	198.19.9.2:6002 out_pppoe_session "ppp0 r0 0;r0 r1 $session;"
+fwd=$(tb_stat forwarded)
+forwarded_500() { TB_QUIET=1 ge $(($(tb_stat forwarded) - fwd)) 500; }
+check "... goes on, offloaded (500 packets forwarded within 10 s)" tb_wait 10 forwarded_500
+check "... and ends intact" tb_udp_conversation_end
 check "no packet was dropped as invalid" eq "$(tb_invalid_dropped)" 0
 tb_done
