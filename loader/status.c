@@ -20,6 +20,7 @@
 #include "flowmap.h"
 #include "hooks.h"
 #include "instance.h"
+#include "ipsec_watch.h"
 #include "kernel.h"
 #include "qdisc.h"
 #include "slottable.h"
@@ -148,6 +149,28 @@ static void count_flowtable(const struct fp_ct_entry *e, void *data)
 	if (fc->nr_ours &&
 	    bsearch(&e->tuple[FP_DIR_ORIG], fc->ours, fc->nr_ours, sizeof(*fc->ours), tuple_cmp))
 		fc->ours_too++;
+}
+
+/* The kernel's IPsec policies, whose connections the daemon leaves to the kernel. */
+static void print_ipsec(bool json)
+{
+	struct fp_ipsec ip;
+	int err = ipsec_open(&ip);
+	size_t nr = ip.nr;
+
+	ipsec_close(&ip);
+	if (json) {
+		if (err)
+			printf(", \"ipsec_policies\": null");
+		else
+			printf(", \"ipsec_policies\": %zu", nr);
+	} else if (err) {
+		printf("ipsec       cannot read the IPsec policies: %s\n", strerror(-err));
+	} else if (nr) {
+		printf("ipsec       %zu policies: the connections they may take stay in the "
+		       "kernel\n",
+		       nr);
+	}
 }
 
 static void print_flowtable(const struct fp_instance *inst, bool json)
@@ -304,6 +327,7 @@ int cmd_status(int argc, char **argv, struct fp_options *opt)
 		       (unsigned long long)stats[FP_STAT_STEERED]);
 		print_upper_devices(&inst, true);
 		print_flowtable(&inst, true);
+		print_ipsec(true);
 		print_kernel(&cfg, true);
 		printf("}\n");
 		fp_instance_close(&inst);
@@ -354,6 +378,7 @@ int cmd_status(int argc, char **argv, struct fp_options *opt)
 		       (unsigned long long)ds.firewall_changes, (unsigned long long)ds.fenced);
 	print_upper_devices(&inst, false);
 	print_flowtable(&inst, false);
+	print_ipsec(false);
 	printf("next hops   generation %u\n", cfg.nh_gen);
 	if (cfg.steer_cpus) {
 		printf("steering    by flow over CPU%s", cfg.steer_cpus > 1 ? "s" : "");

@@ -58,6 +58,8 @@ tb_attach || exit 1
 check "the daemon sees the three IPsec policies" \
 	grep -q '3 IPsec policies: the connections they may take stay in the kernel' \
 	"$TB_TMP/daemon.log"
+check "... and status shows them" eq "$(tb_status | jq .ipsec_policies)" 3
+check "... in its text too" eval 'fastpath status | grep -q "^ipsec       3 policies: "'
 tb_udp_server 6000
 tb_udp_server 6001 # an fp-udp server ends with its client's conversation
 tb_share_start
