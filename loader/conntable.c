@@ -159,6 +159,17 @@ struct fp_conn *conntable_find(const struct fp_conntable *t, const struct fp_tup
 	return NULL;
 }
 
+void conntable_pack_addrs(uint32_t *addr, const struct fp_tuple *orig, const struct fp_tuple *reply)
+{
+	int w = addr_words(orig->family);
+	const struct fp_tuple *tuple[2] = {orig, reply};
+
+	for (int dir = 0; dir < 2; dir++) {
+		memcpy(&addr[2 * w * dir], tuple[dir]->src, w * 4);
+		memcpy(&addr[2 * w * dir + w], tuple[dir]->dst, w * 4);
+	}
+}
+
 struct fp_conn *conntable_add(struct fp_conntable *t, const struct fp_tuple *orig,
 			      const struct fp_tuple *reply)
 {
@@ -172,9 +183,8 @@ struct fp_conn *conntable_add(struct fp_conntable *t, const struct fp_tuple *ori
 		rehash(t, t->nr_buckets * 2);
 	c->family = orig->family;
 	c->proto = orig->proto;
+	conntable_pack_addrs(c->addr, orig, reply);
 	for (int dir = 0; dir < 2; dir++) {
-		memcpy(&c->addr[2 * w * dir], tuple[dir]->src, w * 4);
-		memcpy(&c->addr[2 * w * dir + w], tuple[dir]->dst, w * 4);
 		c->sport[dir] = tuple[dir]->sport;
 		c->dport[dir] = tuple[dir]->dport;
 	}

@@ -66,6 +66,10 @@ void conntable_free(struct fp_conntable *t);
 /* The record with this tuple in either direction; *dir says which. */
 struct fp_conn *conntable_find(const struct fp_conntable *t, const struct fp_tuple *tuple,
 			       int *dir);
+/* The addresses of the two tuples (of one family) as a record keeps them in addr[]: 4 of
+ * 1 word for IPv4, of 4 for IPv6. */
+void conntable_pack_addrs(uint32_t *addr, const struct fp_tuple *orig,
+			  const struct fp_tuple *reply);
 /* A new record for the two tuples (of one family). */
 struct fp_conn *conntable_add(struct fp_conntable *t, const struct fp_tuple *orig,
 			      const struct fp_tuple *reply);

@@ -127,20 +127,17 @@ int ctsync_event_fd(const struct fp_ctsync *cs)
  * may take it (ipsec_watch.c). */
 static bool offloadable(const struct fp_ctsync *cs, const struct fp_ct_entry *e, bool *unknown)
 {
+	const struct fp_tuple *orig = &e->tuple[FP_DIR_ORIG];
 	uint32_t addrs[4 * 4];
-	int words, dirs = e->has_tuple[FP_DIR_REPLY] ? 2 : 1;
 
 	if (!fp_offloadable(e, cs->opt, unknown))
 		return false;
 	if (!cs->ipsec || !cs->ipsec->nr)
 		return true;
-	words = e->tuple[FP_DIR_ORIG].family == AF_INET ? 1 : 4;
-	for (int dir = 0; dir < dirs; dir++) { /* as fp_conn keeps them */
-		memcpy(&addrs[2 * words * dir], e->tuple[dir].src, words * 4);
-		memcpy(&addrs[2 * words * dir + words], e->tuple[dir].dst, words * 4);
-	}
-	return !ipsec_covers(cs->ipsec, e->tuple[FP_DIR_ORIG].family, addrs, 2 * dirs,
-			     e->has_mark ? e->mark : 0);
+	/* Without a reply tuple, the original's addresses stand for it: the same ones. */
+	conntable_pack_addrs(addrs, orig,
+			     e->has_tuple[FP_DIR_REPLY] ? &e->tuple[FP_DIR_REPLY] : orig);
+	return !ipsec_covers(cs->ipsec, orig->family, addrs, 4, e->has_mark ? e->mark : 0);
 }
 
 /* Asks conntrack whether the entry still exists and may stay offloaded. */
