@@ -117,6 +117,8 @@ static int read_policies(struct fp_ipsec *ip)
 	nlh->nlmsg_type = XFRM_MSG_GETPOLICY;
 	nlh->nlmsg_seq = 1;
 	mnl_nlmsg_put_extra_header(nlh, sizeof(struct xfrm_userpolicy_id));
+	if (!nl && errno == EPROTONOSUPPORT)
+		return 0; /* no CONFIG_XFRM_USER: nothing can add one */
 	if (!nl || mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID))
 		err = -errno;
 	else
@@ -133,6 +135,13 @@ static int read_policies(struct fp_ipsec *ip)
 	ip->nr = fresh.nr;
 	ip->cap = fresh.cap;
 	return 0;
+}
+
+int ipsec_read(struct fp_ipsec *ip)
+{
+	memset(ip, 0, sizeof(*ip));
+	ip->buf = malloc(IPSEC_BUF_SIZE);
+	return ip->buf ? read_policies(ip) : -ENOMEM;
 }
 
 int ipsec_open(struct fp_ipsec *ip)

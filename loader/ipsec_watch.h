@@ -29,6 +29,8 @@ struct fp_ipsec {
 /* Subscribes to policy changes and reads the policies. 0, or -errno; a kernel without
  * xfrm netlink (no IPsec to configure) is no error: no policies. */
 int ipsec_open(struct fp_ipsec *ip);
+/* Reads the policies once, without following them (status). 0 or -errno. */
+int ipsec_read(struct fp_ipsec *ip);
 void ipsec_close(struct fp_ipsec *ip);
 int ipsec_fd(const struct fp_ipsec *ip); /* -1 without xfrm netlink: poll skips it */
 /* Reads every pending notification; if any (or some were lost), reads the policies again

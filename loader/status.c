@@ -155,7 +155,7 @@ static void count_flowtable(const struct fp_ct_entry *e, void *data)
 static void print_ipsec(bool json)
 {
 	struct fp_ipsec ip;
-	int err = ipsec_open(&ip);
+	int err = ipsec_read(&ip);
 	size_t nr = ip.nr;
 
 	ipsec_close(&ip);
