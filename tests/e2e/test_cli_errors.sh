@@ -3,35 +3,29 @@
 . "$(dirname "$0")/testbed.sh"
 tb_setup
 
-no_state() { # nothing attached, nothing pinned, no daemon
-	! ip -n "$TB_RTR" link show r0 | grep -q ' xdp' &&
-		! ip -n "$TB_RTR" link show r1 | grep -q ' xdp' &&
-		[ ! -e "$TB_PIN" ] && ! pgrep -f "xdp-fastpath --pin-dir $TB_PIN" >/dev/null
-}
-
 check "unknown interface" tb_expect_error 1 "nosuch0: no such interface" fastpath attach r0 nosuch0
-check "... changes nothing" no_state
+check "... changes nothing" tb_nothing_attached
 # A flow key holds 16 bits of ifindex; namespaces that live long get larger ones.
 ip -n "$TB_RTR" link add big0 index 70000 type veth peer name big1
 check "an ifindex no flow key holds" \
 	tb_expect_error 1 "big0: its ifindex 70000 is larger than the flow keys hold" \
 	fastpath attach r0 big0
-check "... changes nothing" no_state
+check "... changes nothing" tb_nothing_attached
 ip -n "$TB_RTR" link add brx type bridge
 check "a bridge, not its ports" tb_expect_error 1 "brx is a bridge: attach to its ports instead" \
 	fastpath attach r0 brx
-check "... changes nothing" no_state
+check "... changes nothing" tb_nothing_attached
 ip -n "$TB_RTR" link add x0 type veth peer name x1
 ip -n "$TB_RTR" link set x0 up
 ip -n "$TB_RTR" link set x1 up
 check "native XDP on a veth whose peer cannot take XDP frames, saying why" \
 	tb_expect_error 1 "x0 cannot take redirected XDP frames (its veth peer x1 .*XDP program" \
 	fastpath attach r0 x0 --mode native
-check "... changes nothing" no_state
+check "... changes nothing" tb_nothing_attached
 check "not root" tb_expect_error 1 "must be run as root" \
 	nsenter --net=/run/netns/"$TB_RTR" setpriv --reuid=65534 --regid=65534 --clear-groups \
 	"$FASTPATH_BIN" --pin-dir "$TB_PIN" attach r0
-check "... changes nothing" no_state
+check "... changes nothing" tb_nothing_attached
 check "no BPF filesystem" tb_expect_error 1 "not on a BPF filesystem" \
 	nsenter --net=/run/netns/"$TB_RTR" "$FASTPATH_BIN" --pin-dir "$TB_TMP/pins/x" attach r0
 check "invalid --flows" tb_expect_error 2 "invalid value for --flows" fastpath attach r0 --flows 0x
@@ -39,7 +33,7 @@ check "invalid --flows (zero)" tb_expect_error 2 "invalid value for --flows" fas
 check "invalid --mode" tb_expect_error 2 "invalid value for --mode" fastpath attach r0 --mode fast
 check "an option of another command" tb_expect_error 2 "--watch does not apply to attach" \
 	fastpath attach r0 --watch
-check "... changes nothing" no_state
+check "... changes nothing" tb_nothing_attached
 check "a daemon option given to status" tb_expect_error 2 "--lease does not apply to status" \
 	fastpath status --lease 9
 check "invalid --lease" tb_expect_error 2 "invalid value for --lease" fastpath attach r0 --lease -1
@@ -49,7 +43,7 @@ check "unknown command" tb_expect_error 2 "unknown command 'atach'" fastpath ata
 check "attach without interface" tb_expect_error 2 "attach needs an interface" fastpath attach
 check "detach with nothing attached" tb_expect_error 1 "nothing is attached" fastpath detach
 check "stats with nothing attached" tb_expect_error 1 "not attached" fastpath stats
-check "... changes nothing" no_state
+check "... changes nothing" tb_nothing_attached
 
 # Another program already on an interface: refused before anything is attached.
 rtr ip link set dev r0 xdpgeneric obj "$TB_ROOT/build/xdp_fastpath.bpf.o" sec xdp
@@ -67,7 +61,7 @@ check "... the daemon is the same" eq "$(tb_daemon_pid)" "$pid"
 check "... both still attached" eq "$(tb_status | jq '.interfaces | length')" 2
 check "detach of an interface not attached" tb_expect_error 1 "lo: not attached" fastpath detach lo
 check "detach of everything" fastpath detach
-check "... leaves nothing behind" no_state
+check "... leaves nothing behind" tb_nothing_attached
 
 # An instance pinned by a version whose counters were laid out otherwise (one 8-byte counter
 # per entry, before they became one entry): refused by commands that read it, and detach
@@ -78,5 +72,5 @@ bpftool map create "$TB_PIN/fp_stats" type percpu_array key 4 value 8 entries 27
 check "an instance of another version" tb_expect_error 1 \
 	"was made by another version of xdp-fastpath (its maps differ)" fastpath stats
 check "... detach removes it" fastpath detach
-check "... and leaves nothing behind" no_state
+check "... and leaves nothing behind" tb_nothing_attached
 tb_done

@@ -14,18 +14,11 @@ tb_setup
 modprobe -q tun 2>/dev/null
 [ -c /dev/net/tun ] || { tb_log "skip: no tun device in this kernel"; exit 77; }
 
-no_state() { # nothing attached, nothing pinned, no daemon
-	! ip -n "$TB_RTR" link show r0 | grep -q ' xdp' &&
-		! ip -n "$TB_RTR" link show r1 | grep -q ' xdp' &&
-		[ ! -e "$TB_PIN" ] && ! pgrep -f "xdp-fastpath --pin-dir $TB_PIN" >/dev/null
-}
-
 # The tunnel: the server listens first (a relay whose first datagram is refused ends).
 tun_opts=tun-type=tun,iff-no-pi,iff-up,tun-name=tun0
 srv socat "TUN:198.18.9.2/30,$tun_opts" UDP-LISTEN:7000,sourceport=7000 2>"$TB_TMP/srv-relay.log" &
 TB_PIDS+=($!)
-srv_relay_listening() { srv ss -Hlun "sport = :7000" | grep -q .; }
-tb_wait 10 srv_relay_listening || { cat "$TB_TMP/srv-relay.log" >&2; tb_fail "the server's relay did not start"; exit 1; }
+tb_wait 10 srv_udp_listening 7000 || { cat "$TB_TMP/srv-relay.log" >&2; tb_fail "the server's relay did not start"; exit 1; }
 rtr socat "TUN:198.18.9.1/30,$tun_opts" UDP:198.19.2.2:7000,sourceport=7000 \
 	2>"$TB_TMP/rtr-relay.log" &
 TB_PIDS+=($!)
@@ -40,14 +33,14 @@ check "the tunnel carries the router's ping" rtr ping -c1 -W2 198.18.10.2
 
 check "attach refuses the tun" tb_expect_error 1 "tun0 is a layer-3 link .*not an Ethernet port" \
 	fastpath attach r0 r1 tun0
-check "... changes nothing" no_state
+check "... changes nothing" tb_nothing_attached
 check "... and --mode tc too" tb_expect_error 1 "tun0 is a layer-3 link" \
 	fastpath attach r0 tun0 --mode tc
-check "... changes nothing" no_state
+check "... changes nothing" tb_nothing_attached
 # Where the kernel has them (the guests' kernels; this project's machine has none).
 refused_link() { # NAME PATTERN: refused alone and beside r0, nothing changed
 	check "attach refuses $1" tb_expect_error 1 "$1 is $2" fastpath attach r0 "$1"
-	check "... changes nothing" no_state
+	check "... changes nothing" tb_nothing_attached
 }
 if rtr ip link add wg0 type wireguard 2>/dev/null; then
 	refused_link wg0 "a layer-3 link"
@@ -60,7 +53,7 @@ if rtr ip link add gre0x type gre remote 198.19.2.2 local 198.19.2.1 2>/dev/null
 fi
 check "attach refuses the loopback device" \
 	tb_expect_error 1 "lo is the loopback device, not an Ethernet port" fastpath attach r0 lo
-check "... changes nothing" no_state
+check "... changes nothing" tb_nothing_attached
 
 tb_attach || exit 1
 tb_udp_server 6000

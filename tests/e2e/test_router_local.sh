@@ -9,17 +9,20 @@
 tb_setup
 tb_attach || exit 1
 
+rtr_listening() { rtr ss -Hl"$1"n "sport = :$2" | grep -q .; } # t|u PORT
+# tb_udp_server's on the router (an fp-udp server ends with its client's conversation).
+rtr_udp_server() { # PORT
+	rtr "$FP_UDP" server "$1" >/dev/null &
+	TB_PIDS+=($!)
+	tb_wait 5 rtr_listening u "$1" || tb_fail "the router's UDP server did not start"
+}
+
 # UDP from the LAN to the router, as to its resolver or a VPN server on it.
-rtr "$FP_UDP" server 6000 >/dev/null &
-TB_PIDS+=($!)
-rtr_udp_listening() { rtr ss -Hlun "sport = :$1" | grep -q .; }
-tb_wait 5 rtr_udp_listening 6000 || tb_fail "the router's UDP server did not start" || exit 1
+rtr_udp_server 6000 || exit 1
 check "2000 datagrams to the router's LAN address echo intact" \
 	cli "$FP_UDP" client 198.18.1.1 6000 2000
 # From the internet to the router's WAN address, as to a VPN server's port.
-rtr "$FP_UDP" server 6002 >/dev/null &
-TB_PIDS+=($!)
-tb_wait 5 rtr_udp_listening 6002 || tb_fail "the router's UDP server did not start" || exit 1
+rtr_udp_server 6002 || exit 1
 check "2000 datagrams from the server to the router's WAN address echo intact" \
 	srv "$FP_UDP" client 198.19.2.1 6002 2000
 # TCP: the router downloads from the server, the LAN downloads from the router.
@@ -32,8 +35,7 @@ check "the router downloads 4 MB from the server intact" \
 	eq "$(rtr timeout 60 socat -u TCP:198.19.2.2:5001 - | sha256sum | cut -d' ' -f1)" "$want"
 rtr timeout 60 socat -u "OPEN:$file" TCP-LISTEN:5002,reuseaddr &
 TB_PIDS+=($!)
-rtr_listening() { rtr ss -Hltn "sport = :5002" | grep -q .; }
-tb_wait 5 rtr_listening || tb_fail "the router did not listen" || exit 1
+tb_wait 5 rtr_listening t 5002 || tb_fail "the router did not listen" || exit 1
 check "the LAN downloads 4 MB from the router intact" \
 	eq "$(cli timeout 60 socat -u TCP:198.18.1.1:5002 - | sha256sum | cut -d' ' -f1)" "$want"
 

@@ -370,6 +370,12 @@ tb_attach() { # [extra attach options]
 		{ cat "$TB_TMP/attach.out" >&2; tb_fail "attach failed"; return 1; }
 }
 tb_status() { fastpath status --json; }
+# What bad input must leave: nothing attached to r0 or r1, nothing pinned, no daemon.
+tb_nothing_attached() {
+	! ip -n "$TB_RTR" link show r0 | grep -q ' xdp' &&
+		! ip -n "$TB_RTR" link show r1 | grep -q ' xdp' &&
+		[ ! -e "$TB_PIN" ] && ! pgrep -f "xdp-fastpath --pin-dir $TB_PIN" >/dev/null
+}
 # The tc entry point's program id; empty until a port is attached at the tc hook.
 tb_tc_prog_id() {
 	bpftool prog show pinned "$TB_PIN/xdp_fastpath_tc" 2>/dev/null | awk -F: 'NR == 1 { print $1 }'
