@@ -32,10 +32,10 @@
 struct iface {
 	const char *name;
 	int ifindex;
-	enum fp_hook hook;	   /* what it is attached at */
-	const char *how;	   /* tc: "tcx" or "clsact" */
-	char why[FP_HOOK_WHY_LEN]; /* --mode auto: why this hook */
-	bool partial_csum;	   /* --mode at XDP where its partial checksums pass (a tap) */
+	enum fp_hook hook;	       /* what it is attached at */
+	const char *how;	       /* tc: "tcx" or "clsact" */
+	char why[FP_HOOK_WHY_LEN];     /* --mode auto: why this hook */
+	char caveats[FP_HOOK_WHY_LEN]; /* --mode at XDP: what it leaves to the kernel there */
 };
 
 static int resolve_ifaces(int argc, char **argv, struct iface *ifs)
@@ -202,19 +202,35 @@ static bool all_attached_here(const struct fp_instance *inst, const struct iface
 	return true;
 }
 
-/* A tap, or virtio in generic mode, at XDP (fp_hook_partial_csum). */
-static const char partial_csum_note[] = "its packets with partial checksums pass to the kernel";
+/* What XDP, where --mode puts it, leaves to the kernel on ifc: "" if nothing. */
+static void xdp_caveats(struct iface *ifc)
+{
+	char *note = ifc->caveats, vlan[IF_NAMESIZE], fix[160];
+	size_t len = sizeof(ifc->caveats), used;
+
+	note[0] = '\0';
+	/* A tap, or virtio in generic mode */
+	if (fp_hook_partial_csum(ifc->ifindex, ifc->hook))
+		snprintf(note, len, "its packets with partial checksums pass to the kernel");
+	used = strlen(note);
+	if (fp_hook_vlan_hidden(ifc->ifindex, vlan, fix, sizeof(fix)))
+		snprintf(note + used, len - used,
+			 "%s%s's incoming packets pass to the kernel: %s (%s)", used ? "; " : "",
+			 vlan, "VLAN offload takes their tags out before XDP", fix);
+}
 
 /* The hook each interface gets: --mode's, or what auto chooses for it. */
 static void choose_hook(struct iface *ifc, int mode)
 {
-	if (mode != FP_HOOK_AUTO) {
-		ifc->hook = mode;
-		ifc->partial_csum = mode != FP_HOOK_TC && fp_hook_partial_csum(ifc->ifindex, mode);
-		snprintf(ifc->why, sizeof(ifc->why), "--mode %s%s%s", fp_hook_name(mode),
-			 ifc->partial_csum ? "; " : "", ifc->partial_csum ? partial_csum_note : "");
-	} else
+	if (mode == FP_HOOK_AUTO) {
 		ifc->hook = fp_hook_choose(ifc->ifindex, ifc->why, sizeof(ifc->why));
+		return;
+	}
+	ifc->hook = mode;
+	if (mode != FP_HOOK_TC)
+		xdp_caveats(ifc);
+	snprintf(ifc->why, sizeof(ifc->why), "--mode %s%s%s", fp_hook_name(mode),
+		 ifc->caveats[0] ? "; " : "", ifc->caveats);
 }
 
 static int attach_one(struct fp_instance *inst, struct iface *ifc, int mode)
@@ -328,8 +344,8 @@ int cmd_attach(int argc, char **argv, struct fp_options *opt)
 			printf("%s: attached (%s mode)", ifs[i].name, fp_hook_name(ifs[i].hook));
 		if (opt->mode == FP_HOOK_AUTO)
 			printf(": %s\n", ifs[i].why);
-		else if (ifs[i].partial_csum)
-			printf(": %s\n", partial_csum_note);
+		else if (ifs[i].caveats[0])
+			printf(": %s\n", ifs[i].caveats);
 		else
 			printf("\n");
 	}

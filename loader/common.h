@@ -64,6 +64,8 @@ static inline uint64_t fp_elapsed_ns(uint64_t now, uint64_t then)
 	return now > then ? now - then : 0;
 }
 int fp_ifname(int ifindex, char *buf); /* "?" when unknown; buf of IF_NAMESIZE */
+/* An ethtool value (ETHTOOL_GFLAGS: ETH_FLAG_RXVLAN...) of device @name, asked on @sock. */
+int fp_ethtool_value(int sock, const char *name, uint32_t cmd, uint32_t *data);
 /* An ethtool flag (ETHTOOL_GGRO, ETHTOOL_GTXCSUM...) of device @name, asked on @sock. */
 int fp_ethtool_get(int sock, const char *name, uint32_t cmd, bool *on);
 /* A CPU list ("0-3,5", as in /sys/devices/system/cpu/online) into set[0..max-1]: returns

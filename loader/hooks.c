@@ -139,10 +139,15 @@ static bool port_gro(int ifindex)
 	return on;
 }
 
+bool fp_hook_vlan_hidden(int ifindex, char *vlan, char *fix, size_t len)
+{
+	return topology_vlan_on(ifindex, vlan) == 1 && fp_strips_vlan_tags(ifindex, fix, len);
+}
+
 enum fp_hook fp_hook_choose(int ifindex, char *why, size_t len)
 {
 	struct fp_veth_peer peer;
-	char cannot[160], driver[FP_DRIVER_LEN];
+	char cannot[160], driver[FP_DRIVER_LEN], vlan[IF_NAMESIZE];
 	uint64_t features;
 	bool veth;
 	int err;
@@ -170,6 +175,11 @@ enum fp_hook fp_hook_choose(int ifindex, char *why, size_t len)
 	if (veth && !peer.xdp && fp_veth_napi_with_gro() && port_gro(ifindex)) {
 		snprintf(why, len, "it does GRO, and its veth peer %s runs no XDP program",
 			 peer.name);
+		return skb_hook(ifindex, why, len);
+	}
+	if (fp_hook_vlan_hidden(ifindex, vlan, cannot, sizeof(cannot))) {
+		snprintf(why, len, "VLAN offload takes %s's tags out of the frames before XDP, %s",
+			 vlan, "and the tc hook reads them");
 		return skb_hook(ifindex, why, len);
 	}
 	/* Redirected XDP frames would be dropped there; skbs are not. */

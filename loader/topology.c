@@ -110,7 +110,7 @@ int topology_open(struct fp_topology *t)
 		return err ? err : -ENOMEM;
 	}
 	t->seq = time(NULL);
-	t->check_xmit = true;
+	t->ask_ports = true;
 	return 0;
 }
 
@@ -451,7 +451,7 @@ static void add_unable_ports(struct fp_topology *t, struct topo_scan *s)
 {
 	bool native = false;
 
-	if (!t->check_xmit)
+	if (!t->ask_ports)
 		return;
 	for (int i = 0; i < s->nr_ports && !native; i++) {
 		LIBBPF_OPTS(bpf_xdp_query_opts, q);
@@ -570,6 +570,48 @@ static int write_map(int fd, const void *entries, int n, size_t stride, size_t k
 	return err;
 }
 
+/*
+ * VLANs on ports at XDP (native, generic or split) whose tags are taken out of the frames
+ * before XDP runs (fp_strips_vlan_tags): their incoming frames look untagged, find no flow
+ * and pass, so that direction stays in the kernel. attach's auto puts such a port on the
+ * tc hook, which reads the tags; a VLAN that appears later, or one under --mode, is warned
+ * about once.
+ */
+static void warn_hidden_tags(struct fp_topology *t, struct topo_scan *s)
+{
+	uint64_t hidden[FP_MAX_L2_IFACES];
+	int nr_hidden = 0;
+
+	if (!t->ask_ports)
+		return;
+	for (int i = 0; i < s->next.nr_ingress; i++) {
+		const struct fp_ingress_key *k = &s->next.ingress[i].key;
+		uint64_t vlan = (uint64_t)k->ifindex << 16 | k->vlan_id;
+		LIBBPF_OPTS(bpf_xdp_query_opts, q);
+		const struct link *port;
+		bool warned = false;
+		char fix[160];
+
+		if (!k->vlan_id || bpf_xdp_query(k->ifindex, 0, &q) ||
+		    q.attach_mode == XDP_ATTACHED_NONE ||
+		    !fp_strips_vlan_tags(k->ifindex, fix, sizeof(fix)))
+			continue;
+		hidden[nr_hidden++] = vlan;
+		for (int j = 0; j < t->nr_hidden_tags; j++)
+			warned |= t->hidden_tags[j] == vlan;
+		port = find_link(s, k->ifindex);
+		if (!warned && port)
+			fp_log(LOG_WARNING,
+			       "%s: %s: VLAN %u's incoming packets stay in the kernel "
+			       "('%s', or attach %s with --mode tc)",
+			       port->name,
+			       "VLAN offload takes the tags out of its frames before XDP",
+			       k->vlan_id, fix, port->name);
+	}
+	memcpy(t->hidden_tags, hidden, nr_hidden * sizeof(hidden[0]));
+	t->nr_hidden_tags = nr_hidden;
+}
+
 int topology_sync(struct fp_topology *t, const struct fp_instance *inst, const uint32_t *ports,
 		  int nr_ports)
 {
@@ -587,6 +629,7 @@ int topology_sync(struct fp_topology *t, const struct fp_instance *inst, const u
 		add_bridges_and_vlans(s);
 		add_pppoe(t, s);
 		add_unable_ports(t, s);
+		warn_hidden_tags(t, s);
 		err = read_fdb(t, s);
 	}
 	if (err) {
@@ -623,6 +666,30 @@ int topology_sync(struct fp_topology *t, const struct fp_instance *inst, const u
 		t->bridge_ports |= !next->ingress[i].key.vlan_id && !next->ingress[i].key.pppoe_sid;
 	free(s);
 	return err ? err : changed;
+}
+
+int topology_vlan_on(int port, char *name)
+{
+	struct topo_scan *s = calloc(1, sizeof(*s));
+	struct fp_topology t;
+	int err = s ? topology_open(&t) : -ENOMEM;
+
+	if (err) {
+		free(s);
+		return err;
+	}
+	err = read_links(&t, s);
+	for (int i = 0; !err && i < s->nr_links; i++) {
+		const struct link *l = &s->links[i];
+
+		if (l->vlan && l->vlan_id && l->lower == (uint32_t)port) {
+			snprintf(name, IF_NAMESIZE, "%s", l->name);
+			err = 1;
+		}
+	}
+	topology_close(&t);
+	free(s);
+	return err;
 }
 
 bool topology_upper_on_port(const struct fp_topology *t, uint32_t upper, uint32_t port)

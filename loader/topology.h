@@ -28,7 +28,11 @@ struct fp_topology {
 	bool bridge_ports; /* some attached interface is a bridge port (FP_CONFIG_BRIDGE_PORTS) */
 	struct topo_maps *maps; /* the maps' contents as last written */
 	bool rewrite;		/* a map write failed: write them all at the next sync */
-	bool check_xmit;	/* ask each attached port whether it takes redirected frames */
+	bool ask_ports;		/* ask the attached ports about their hooks and features */
+	/* The VLANs (port << 16 | VLAN id) on ports at XDP whose tags XDP does not see, as
+	 * last warned about */
+	uint64_t hidden_tags[FP_MAX_L2_IFACES];
+	int nr_hidden_tags;
 	bool pppoe_ambiguous_logged;
 };
 
@@ -42,6 +46,8 @@ void topology_close(struct fp_topology *t);
 int topology_sync(struct fp_topology *t, const struct fp_instance *inst, const uint32_t *ports,
 		  int nr_ports);
 
+/* Whether an 802.1Q VLAN device is on port: 1 with the first one's name, 0, or -errno. */
+int topology_vlan_on(int port, char *name); /* name: IF_NAMESIZE bytes */
 /* Whether upper is a device above port that the last sync served (fp_ingress). */
 bool topology_upper_on_port(const struct fp_topology *t, uint32_t upper, uint32_t port);
 

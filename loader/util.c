@@ -223,7 +223,7 @@ int fp_rtnl_get_link(int ifindex, fp_nl_cb cb, void *data)
 	return fp_rtnl_request(nlh, false, cb, data);
 }
 
-int fp_ethtool_get(int sock, const char *name, uint32_t cmd, bool *on)
+int fp_ethtool_value(int sock, const char *name, uint32_t cmd, uint32_t *data)
 {
 	struct ethtool_value value = {.cmd = cmd};
 	struct ifreq ifr = {.ifr_data = (void *)&value};
@@ -231,6 +231,16 @@ int fp_ethtool_get(int sock, const char *name, uint32_t cmd, bool *on)
 	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
 	if (ioctl(sock, SIOCETHTOOL, &ifr))
 		return -errno;
-	*on = value.data;
+	*data = value.data;
 	return 0;
+}
+
+int fp_ethtool_get(int sock, const char *name, uint32_t cmd, bool *on)
+{
+	uint32_t data;
+	int err = fp_ethtool_value(sock, name, cmd, &data);
+
+	if (!err)
+		*on = data;
+	return err;
 }

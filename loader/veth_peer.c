@@ -249,14 +249,17 @@ static int read_peer(struct mnl_socket *nl, char *buf, struct fp_veth_peer *peer
 	struct ifreq ifr = {.ifr_ifindex = peer->ifindex};
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
 	struct ifinfomsg *ifi;
+	uint32_t flags;
 
 	if (ioctl(sock, SIOCGIFNAME, &ifr))
 		return -errno;
 	snprintf(peer->name, sizeof(peer->name), "%s", ifr.ifr_name);
 	err = fp_ethtool_get(sock, peer->name, ETHTOOL_GTXCSUM, &peer->tx_checksum)
-		      ?: fp_ethtool_get(sock, peer->name, ETHTOOL_GGRO, &peer->gro);
+		      ?: fp_ethtool_get(sock, peer->name, ETHTOOL_GGRO, &peer->gro)
+		      ?: fp_ethtool_value(sock, peer->name, ETHTOOL_GFLAGS, &flags);
 	if (err)
 		return err;
+	peer->tx_vlan = flags & ETH_FLAG_TXVLAN;
 	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID))
 		return -errno;
 	nlh->nlmsg_type = RTM_GETLINK;

@@ -15,6 +15,7 @@ struct fp_veth_peer {
 	bool tx_checksum;	   /* it transmits with checksum offload */
 	bool gro;		   /* GRO is on: NAPI, and redirected frames, from Linux 5.13 */
 	bool xdp;		   /* it runs an XDP program: NAPI on every kernel */
+	bool tx_vlan;		   /* it transmits with VLAN offload: tags beside the frames */
 };
 
 /*

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * A device's XDP features, from the "netdev" generic netlink family (Linux 6.3). Every
+ * What a device's frames and redirects are at XDP.
+ *
+ * Its XDP features, from the "netdev" generic netlink family (Linux 6.3). Every
  * attached interface is also a redirect target: without ndo_xdp_xmit in its driver
  * (NETDEV_XDP_ACT_NDO_XMIT) frames redirected to it are dropped. A veth has it only while
  * its peer has GRO or an XDP program.
@@ -12,8 +14,12 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <net/if.h>
+#include <sys/socket.h>
 #include <sys/utsname.h>
 #include <libmnl/libmnl.h>
+#include <linux/ethtool.h>
 #include <linux/genetlink.h>
 
 #include "common.h"
@@ -184,4 +190,28 @@ int fp_takes_redirects(int ifindex, char *why, size_t len)
 			 peer.name);
 	}
 	return 0;
+}
+
+bool fp_strips_vlan_tags(int ifindex, char *fix, size_t len)
+{
+	struct fp_veth_peer peer;
+	char name[IF_NAMESIZE];
+	uint32_t flags = 0;
+	int sock;
+
+	/* A veth receives the skbs its peer sent: a tag stays where the peer put it. */
+	if (fp_veth_peer(ifindex, &peer) == 1) {
+		if (peer.tx_vlan)
+			fp_veth_peer_ethtool(&peer, "txvlan off", fix, len);
+		return peer.tx_vlan;
+	}
+	sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (sock < 0)
+		return false;
+	if (!if_indextoname(ifindex, name) || fp_ethtool_value(sock, name, ETHTOOL_GFLAGS, &flags))
+		flags = 0;
+	close(sock);
+	if (flags & ETH_FLAG_RXVLAN)
+		snprintf(fix, len, "ethtool -K %s rxvlan off", name);
+	return flags & ETH_FLAG_RXVLAN;
 }

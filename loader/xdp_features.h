@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Whether a device takes redirected XDP frames (xdp_features.c). */
+/* What a device's frames and redirects are at XDP (xdp_features.c). */
 #ifndef FP_XDP_FEATURES_H
 #define FP_XDP_FEATURES_H
 
@@ -20,5 +20,12 @@ int fp_takes_redirects(int ifindex, char *why, size_t len);
 /* Whether a veth does GRO without an XDP program (Linux 5.13): before, its GRO flag is
  * only a flag, and it takes redirected frames only with an XDP program on its peer. */
 bool fp_veth_napi_with_gro(void);
+/*
+ * Whether the VLAN tags of frames arriving on ifindex are taken out of them before XDP
+ * runs (receive VLAN offload; for a veth, its peer's transmit VLAN offload): XDP then sees
+ * a VLAN's frames untagged, as if they were the port's own. If so, fix is the command
+ * that turns it off.
+ */
+bool fp_strips_vlan_tags(int ifindex, char *fix, size_t len);
 
 #endif

@@ -112,7 +112,7 @@ static void fake_topology(struct fp_topology *t, const char *pppoe_path, const c
 	if (topology_open(t))
 		DIE("topology_open");
 	t->pppoe_path = pppoe_path;
-	t->check_xmit = false; /* test_steer and test_cli_errors cover the ports' features */
+	t->ask_ports = false; /* test_steer and test_cli_errors cover the ports' features */
 	t->link_dump = dump;
 	t->link_dump_len = len;
 }

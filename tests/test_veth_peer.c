@@ -2,8 +2,8 @@
 /*
  * fp_veth_peer (loader/veth_peer.c) on real veths: the peer's name, transmit checksumming,
  * GRO and XDP program, in our namespace and in the namespace of another process (found
- * through /proc), and the command that turns checksumming off; fp_takes_redirects on it,
- * which before 6.3 asks the peer. attach's refusal, the daemon's hold and the
+ * through /proc), and the command that turns checksumming off; fp_takes_redirects and
+ * fp_strips_vlan_tags on it, which ask the peer. attach's refusal, the daemon's hold and the
  * /run/netns case are tests/e2e/test_peer_checksum.sh.
  */
 #include <errno.h>
@@ -89,6 +89,17 @@ void test_veth_peer(void)
 	check_peer("tx on", ifindex, "", true, "ethtool -K fp_vp_peer tx off");
 	fx_sh("ethtool -K fp_vp_peer tx off >/dev/null");
 	check_peer("tx off", ifindex, "", false, "ethtool -K fp_vp_peer tx off");
+	tl_case_end();
+
+	/* A veth passes on the skbs its peer sent: a tag stays where the peer put it. */
+	tl_case_begin("veth peer: its VLAN transmit offload keeps the tags from XDP");
+	fx_sh("ethtool -K fp_vp_peer txvlan on >/dev/null && ethtool -K fp_vp rxvlan off >/dev/null");
+	ret = fp_strips_vlan_tags(ifindex, fix, sizeof(fix));
+	CHECK(ret, "the peer's txvlan on: tags beside the frames, whatever fp_vp's rxvlan");
+	CHECK(!strcmp(fix, "ethtool -K fp_vp_peer txvlan off"), "the fix (got '%s')", fix);
+	fx_sh("ethtool -K fp_vp_peer txvlan off >/dev/null && ethtool -K fp_vp rxvlan on >/dev/null");
+	ret = fp_strips_vlan_tags(ifindex, fix, sizeof(fix));
+	CHECK(!ret, "the peer's txvlan off: tags in the frames, whatever fp_vp's rxvlan");
 	tl_case_end();
 
 	tl_case_begin("veth peer: takes redirected frames with GRO or an XDP program");

@@ -6,6 +6,12 @@
 #    transfer that arrives intact proves the tags.
 # 2. A bridge over a VLAN port (OpenWrt's swconfig layout, br-lan over eth0.1): VLAN 8 of
 #    r0 is brlan's port; flows are keyed by the bridge and leave tagged.
+# 3. VLAN offload on, as veths and most drivers have it: the client's veth sends its tags
+#    beside the frames, so XDP on r0 would see VLAN 7's frames untagged. auto puts r0 on
+#    the tc hook, which reads the tags; --mode native says what it leaves to the kernel
+#    (the VLAN's incoming direction), the daemon logs it, and no connection is lost. A
+#    veth's own receive offload flag changes nothing: with tags in the frames, auto keeps
+#    native XDP.
 # Needs 802.1Q devices, which this project's own machine's kernel does not build: the kernel
 # matrix (tests/vm/) runs it in guests.
 . "$(dirname "$0")/testbed.sh"
@@ -70,4 +76,56 @@ tb_check_conn_flows "flows: keyed by brlan from the LAN; towards it, out of r0 w
 wait $down
 check "the paced download arrives intact" \
 	eq "$(sha256sum <"$TB_TMP/down8" | cut -d' ' -f1)" "$want"
+
+# 3. VLAN offload on.
+attach_again() { # LOG [attach options]: detach all, then attach r0 and r1 anew
+	local log=$1
+	shift
+	fastpath detach >/dev/null
+	fastpath attach r0 r1 --log-file "$TB_TMP/$log.log" "$@" >"$TB_TMP/$log.out" ||
+		{ cat "$TB_TMP/$log.out" >&2; tb_fail "attach failed"; return 1; }
+}
+cli ip route replace 198.19.2.0/24 via 198.18.7.1 dev c0.7
+cli ethtool -K c0 txvlan on >/dev/null
+rtr ethtool -K r0 rxvlan on >/dev/null
+attach_again auto || exit 1
+# Under E2E_MODE every port is at that hook, whatever auto would choose.
+[ -z "${E2E_MODE:-}" ] && check "auto attaches r0 at the tc hook, saying why" \
+	grep -q "^r0: attached (tc hook, .*VLAN offload takes r0.7's tags out of the frames" \
+	"$TB_TMP/auto.out"
+tb_share_start
+check "with VLAN offload on, a download over VLAN 7 arrives intact" \
+	eq "$(tb_tcp_transfer "$file" down 198.19.2.2 5005)" "$want"
+check "... and an upload" eq "$(tb_tcp_transfer "$file" up 198.19.2.2 5006)" "$want"
+check "... both carried by the fastpath (>= 90%)" tb_share_at_least 90
+[ -n "${E2E_MODE:-}" ] && { tb_done; exit; }
+
+attach_again native --mode native || exit 1
+check "--mode native says that VLAN 7's incoming packets pass, and the fix" grep -q \
+	"^r0: attached (native mode): r0.7's incoming packets pass to the kernel: VLAN offload takes their tags out before XDP (ip netns exec $TB_CLI ethtool -K c0 txvlan off)" \
+	"$TB_TMP/native.out"
+check "... status too" bash -c "$(declare -f fastpath); TB_RTR=$TB_RTR \
+	FASTPATH_BIN=$FASTPATH_BIN TB_PIN=$TB_PIN fastpath status --json |
+	jq -r '.interfaces[] | select(.name == \"r0\") | .hook_why' |
+	grep -q \"r0.7's incoming packets pass to the kernel\""
+check "... the daemon logs it" tb_wait 5 grep -q \
+	"r0: VLAN offload takes the tags out of its frames before XDP: VLAN 7's incoming packets stay in the kernel" \
+	"$TB_TMP/native.log"
+tb_share_start
+check "a download over VLAN 7 arrives intact" \
+	eq "$(tb_tcp_transfer "$file" down 198.19.2.2 5007)" "$want"
+check "... and an upload" eq "$(tb_tcp_transfer "$file" up 198.19.2.2 5008)" "$want"
+check "... the kernel carrying the VLAN's incoming direction (<= 75% on the fastpath)" \
+	le "$(tb_share_percent)" 75
+
+# A veth's tags are where its peer put them: with the client's transmit offload off they
+# are in the frames, whatever r0's receive offload flag says, and native XDP reads them.
+cli ethtool -K c0 txvlan off >/dev/null
+attach_again tagged || exit 1
+check "with the tags in the frames, auto keeps r0 off the tc hook for them" \
+	bash -c "! grep -q 'VLAN offload' $TB_TMP/tagged.out"
+tb_share_start
+check "... a download over VLAN 7 arrives intact" \
+	eq "$(tb_tcp_transfer "$file" down 198.19.2.2 5009)" "$want"
+check "... carried by the fastpath (>= 90%)" tb_share_at_least 90
 tb_done

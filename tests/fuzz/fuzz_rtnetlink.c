@@ -72,7 +72,7 @@ static void topology_init(void)
 	if (topology_open(&topo))
 		abort();
 	topo.pppoe_path = pppoe;
-	topo.check_xmit = false; /* the ports are made up: nothing to ask the kernel */
+	topo.ask_ports = false; /* the ports are made up: nothing to ask the kernel */
 	topo_inst.ingress_fd =
 		bpf_map_create(BPF_MAP_TYPE_HASH, "fuzz_ingress", sizeof(struct fp_ingress_key),
 			       sizeof(struct fp_ingress), FP_MAX_L2_IFACES, NULL);
