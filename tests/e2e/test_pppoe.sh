@@ -11,28 +11,9 @@
 # the kernel matrix (tests/vm/) runs it in guests.
 . "$(dirname "$0")/testbed.sh"
 tb_setup
-modprobe -q pppoe 2>/dev/null
-rtr test -e /proc/net/pppoe || { tb_log "skip: no PPPoE in this kernel"; exit 77; }
-command -v pppd >/dev/null && command -v pppoe-server >/dev/null ||
-	{ tb_log "skip: pppd or pppoe-server is not installed"; exit 77; }
-
-printf '%s\n' noauth mtu\ 1492 mru\ 1492 lcp-echo-interval\ 0 >"$TB_TMP/isp.options"
-# Two sessions, both for 198.19.9.1: the reconnect at the end gets the other session id
-# (the concentrator reuses a freed one last).
-printf '198.19.9.1\n198.19.9.1\n' >"$TB_TMP/isp.pool"
-srv pppoe-server -I s0 -L 198.19.9.2 -p "$TB_TMP/isp.pool" -N 2 -O "$TB_TMP/isp.options" \
-	-X "$TB_TMP/pppoe-server.pid"
-rtr pppd plugin pppoe.so nic-r1 noauth nodetach nodefaultroute noipdefault unit 0 \
-	mtu 1492 mru 1492 lcp-echo-interval 0 >"$TB_TMP/pppd.log" 2>&1 &
-TB_PIDS+=($!)
-ppp_up() { rtr ip -4 addr show dev ppp0 2>/dev/null | grep -q 'inet 198.19.9.1'; }
-tb_wait 60 ppp_up || { cat "$TB_TMP/pppd.log" >&2; tb_fail "the PPPoE session did not come up"; exit 1; }
-rtr nft add rule inet fw forward iifname r0 oifname ppp0 accept
-rtr nft add rule inet fw srcnat oifname ppp0 meta nfproto ipv4 masquerade
-rtr nft add chain inet fw mangle_forward '{ type filter hook forward priority mangle; }'
-rtr nft add rule inet fw mangle_forward oifname ppp0 tcp flags syn tcp option maxseg size set rt mtu
-rtr nft add rule inet fw mangle_forward iifname ppp0 tcp flags syn tcp option maxseg size set rt mtu
-cli ping -c1 -W5 198.19.9.2 >/dev/null || { tb_fail "the server's PPP address is unreachable"; exit 1; }
+# Two sessions: the reconnect at the end gets the other session id (the concentrator reuses
+# a freed one last).
+tb_pppoe_wan r1 s0 2
 tb_attach || exit 1
 file=$(tb_random_file "${PPPOE_TEST_MB:-10}")
 want=$(sha256sum <"$file" | cut -d' ' -f1)
@@ -126,10 +107,7 @@ kill $(rtr_pppd)
 # Both ends: the concentrator's session has ended once its own pppd has gone.
 ppp_down() { ! rtr ip link show ppp0 >/dev/null 2>&1 && ! srv ip link show ppp0 >/dev/null 2>&1; }
 check "pppd hung up (ppp0 is gone at both ends)" tb_wait 20 ppp_down
-rtr pppd plugin pppoe.so nic-r1 noauth nodetach nodefaultroute noipdefault unit 0 \
-	mtu 1492 mru 1492 lcp-echo-interval 0 >"$TB_TMP/pppd2.log" 2>&1 &
-TB_PIDS+=($!)
-tb_wait 60 ppp_up || { cat "$TB_TMP/pppd2.log" >&2; tb_fail "the PPPoE session did not come back"; exit 1; }
+tb_pppd_dial r1 "$TB_TMP/pppd2.log" || { tb_fail "the PPPoE session did not come back"; exit 1; }
 new_session() {
 	local s
 	s=$(tb_status | jq '.upper_devices[] | select(.name == "ppp0") | .session')

@@ -78,17 +78,10 @@ check "the paced download arrives intact" \
 	eq "$(sha256sum <"$TB_TMP/down8" | cut -d' ' -f1)" "$want"
 
 # 3. VLAN offload on.
-attach_again() { # LOG [attach options]: detach all, then attach r0 and r1 anew
-	local log=$1
-	shift
-	fastpath detach >/dev/null
-	fastpath attach r0 r1 --log-file "$TB_TMP/$log.log" "$@" >"$TB_TMP/$log.out" ||
-		{ cat "$TB_TMP/$log.out" >&2; tb_fail "attach failed"; return 1; }
-}
 cli ip route replace 198.19.2.0/24 via 198.18.7.1 dev c0.7
 cli ethtool -K c0 txvlan on >/dev/null
 rtr ethtool -K r0 rxvlan on >/dev/null
-attach_again auto || exit 1
+tb_reattach auto || exit 1
 # Under E2E_MODE every port is at that hook, whatever auto would choose.
 [ -z "${E2E_MODE:-}" ] && check "auto attaches r0 at the tc hook, saying why" \
 	grep -q "^r0: attached (tc hook, .*VLAN offload takes r0.7's tags out of the frames" \
@@ -100,7 +93,7 @@ check "... and an upload" eq "$(tb_tcp_transfer "$file" up 198.19.2.2 5006)" "$w
 check "... both carried by the fastpath (>= 90%)" tb_share_at_least 90
 [ -n "${E2E_MODE:-}" ] && { tb_done; exit; }
 
-attach_again native --mode native || exit 1
+tb_reattach native --mode native || exit 1
 check "--mode native says that VLAN 7's incoming packets pass, and the fix" grep -q \
 	"^r0: attached (native mode): r0.7's incoming packets pass to the kernel: VLAN offload takes their tags out before XDP (ip netns exec $TB_CLI ethtool -K c0 txvlan off)" \
 	"$TB_TMP/native.out"
@@ -121,7 +114,7 @@ check "... the kernel carrying the VLAN's incoming direction (<= 75% on the fast
 # A veth's tags are where its peer put them: with the client's transmit offload off they
 # are in the frames, whatever r0's receive offload flag says, and native XDP reads them.
 cli ethtool -K c0 txvlan off >/dev/null
-attach_again tagged || exit 1
+tb_reattach tagged || exit 1
 check "with the tags in the frames, auto keeps r0 off the tc hook for them" \
 	bash -c "! grep -q 'VLAN offload' $TB_TMP/tagged.out"
 tb_share_start

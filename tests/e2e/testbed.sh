@@ -369,6 +369,15 @@ tb_attach() { # [extra attach options]
 	fastpath attach r0 r1 --log-file "$TB_TMP/daemon.log" "$@" >"$TB_TMP/attach.out" ||
 		{ cat "$TB_TMP/attach.out" >&2; tb_fail "attach failed"; return 1; }
 }
+# Detaches everything, then attaches r0 and r1 anew: $TB_TMP/LOG.out gets attach's output,
+# $TB_TMP/LOG.log the daemon's log.
+tb_reattach() { # LOG [extra attach options]
+	local log=$1
+	shift
+	fastpath detach >/dev/null 2>&1
+	fastpath attach r0 r1 --log-file "$TB_TMP/$log.log" "$@" >"$TB_TMP/$log.out" ||
+		{ cat "$TB_TMP/$log.out" >&2; tb_fail "attach failed"; return 1; }
+}
 tb_status() { fastpath status --json; }
 # What bad input must leave: nothing attached to r0 or r1, nothing pinned, no daemon.
 tb_nothing_attached() {
@@ -441,3 +450,38 @@ tb_share_at_least() { # PERCENT
 ge() { [ "$1" -ge "$2" ] || { [ -n "${TB_QUIET:-}" ] || tb_log "    got $1, want >= $2"; return 1; }; }
 le() { [ "$1" -le "$2" ] || { [ -n "${TB_QUIET:-}" ] || tb_log "    got $1, want <= $2"; return 1; }; }
 eq() { [ "$1" = "$2" ] || { [ -n "${TB_QUIET:-}" ] || tb_log "    got '$1', want '$2'"; return 1; }; }
+
+# A PPPoE WAN as an ISP hands it out (test_pppoe*.sh): pppoe-server as the access
+# concentrator on the server's SRV_DEV (198.19.9.2, with SESSIONS sessions, each for
+# 198.19.9.1), pppd with its kernel plugin on the router's RTR_DEV (ppp0), and masquerade
+# and MSS clamping on ppp0, as OpenWrt sets them up. Exits 77 without PPPoE.
+tb_pppoe_wan() { # RTR_DEV SRV_DEV SESSIONS
+	local sessions=$3
+	modprobe -q pppoe 2>/dev/null
+	rtr test -e /proc/net/pppoe || { tb_log "skip: no PPPoE in this kernel"; exit 77; }
+	command -v pppd >/dev/null && command -v pppoe-server >/dev/null ||
+		{ tb_log "skip: pppd or pppoe-server is not installed"; exit 77; }
+	printf '%s\n' noauth mtu\ 1492 mru\ 1492 lcp-echo-interval\ 0 >"$TB_TMP/isp.options"
+	for ((; sessions > 0; sessions--)); do echo 198.19.9.1; done >"$TB_TMP/isp.pool"
+	srv pppoe-server -I "$2" -L 198.19.9.2 -p "$TB_TMP/isp.pool" -N "$3" \
+		-O "$TB_TMP/isp.options" -X "$TB_TMP/pppoe-server.pid"
+	tb_pppd_dial "$1" "$TB_TMP/pppd.log" ||
+		{ tb_fail "the PPPoE session did not come up"; exit 1; }
+	rtr nft -f - <<-'NFT'
+	add rule inet fw forward iifname r0 oifname ppp0 accept
+	add rule inet fw srcnat oifname ppp0 meta nfproto ipv4 masquerade
+	add chain inet fw mangle_forward { type filter hook forward priority mangle; }
+	add rule inet fw mangle_forward oifname ppp0 tcp flags syn tcp option maxseg size set rt mtu
+	add rule inet fw mangle_forward iifname ppp0 tcp flags syn tcp option maxseg size set rt mtu
+	NFT
+	cli ping -c1 -W5 198.19.9.2 >/dev/null ||
+		{ tb_fail "the server's PPP address is unreachable"; exit 1; }
+}
+# pppd on the router's RTR_DEV, until ppp0 has its address (60 s at most; LOG if not).
+tb_pppd_dial() { # RTR_DEV LOG
+	rtr pppd plugin pppoe.so "nic-$1" noauth nodetach nodefaultroute noipdefault unit 0 \
+		mtu 1492 mru 1492 lcp-echo-interval 0 >"$2" 2>&1 &
+	TB_PIDS+=($!)
+	tb_ppp_up() { rtr ip -4 addr show dev ppp0 2>/dev/null | grep -q 'inet 198.19.9.1'; }
+	tb_wait 60 tb_ppp_up || { cat "$2" >&2; return 1; }
+}
