@@ -205,7 +205,7 @@ static bool all_attached_here(const struct fp_instance *inst, const struct iface
 /* What XDP, where --mode puts it, leaves to the kernel on ifc: "" if nothing. */
 static void xdp_caveats(struct iface *ifc)
 {
-	char *note = ifc->caveats, vlan[IF_NAMESIZE], fix[160];
+	char *note = ifc->caveats, vlan[FP_HOOK_WHY_LEN];
 	size_t len = sizeof(ifc->caveats), used;
 
 	note[0] = '\0';
@@ -213,10 +213,8 @@ static void xdp_caveats(struct iface *ifc)
 	if (fp_hook_partial_csum(ifc->ifindex, ifc->hook))
 		snprintf(note, len, "its packets with partial checksums pass to the kernel");
 	used = strlen(note);
-	if (fp_hook_vlan_hidden(ifc->ifindex, vlan, fix, sizeof(fix)))
-		snprintf(note + used, len - used,
-			 "%s%s's incoming packets pass to the kernel: %s (%s)", used ? "; " : "",
-			 vlan, "VLAN offload takes their tags out before XDP", fix);
+	if (fp_hook_vlan_caveat(ifc->ifindex, vlan, sizeof(vlan)))
+		snprintf(note + used, len - used, "%s%s", used ? "; " : "", vlan);
 }
 
 /* The hook each interface gets: --mode's, or what auto chooses for it. */

@@ -84,10 +84,9 @@ static bool pinned(const struct fp_instance *inst, const char *kind, int ifindex
  * XDP turns the device's GRO off, which PPPoE traffic does not get anyway. */
 static enum fp_hook skb_hook(int ifindex, char *why, size_t len)
 {
-	char name[IF_NAMESIZE];
 	size_t used = strlen(why);
 
-	if (if_indextoname(ifindex, name) && topology_pppoe_on(name)) {
+	if (topology_pppoe_above(ifindex, true)) {
 		snprintf(why + used, len - used,
 			 "; generic XDP for its PPPoE session, which tc leaves to the kernel");
 		return FP_HOOK_GENERIC;
@@ -139,15 +138,32 @@ static bool port_gro(int ifindex)
 	return on;
 }
 
-bool fp_hook_vlan_hidden(int ifindex, char *vlan, char *fix, size_t len)
+/*
+ * Whether XDP on @ifindex would see a VLAN's frames without their tag: an 802.1Q device is
+ * on it (@vlan: its name) and VLAN offload takes the tags out of the frames before XDP runs
+ * (fp_strips_vlan_tags; @fix: the command that keeps them in).
+ */
+static bool vlan_tags_hidden(int ifindex, char vlan[IF_NAMESIZE], char *fix, size_t len)
 {
 	return topology_vlan_on(ifindex, vlan) == 1 && fp_strips_vlan_tags(ifindex, fix, len);
 }
 
-enum fp_hook fp_hook_choose(int ifindex, char *why, size_t len)
+bool fp_hook_vlan_caveat(int ifindex, char *buf, size_t len)
+{
+	char vlan[IF_NAMESIZE], fix[160];
+
+	if (!vlan_tags_hidden(ifindex, vlan, fix, sizeof(fix)))
+		return false;
+	snprintf(buf, len, "%s's incoming packets pass to the kernel: %s (%s)", vlan,
+		 "VLAN offload takes their tags out before XDP", fix);
+	return true;
+}
+
+/* auto's choice, but for VLAN tags that XDP would not see (fp_hook_choose). */
+static enum fp_hook choose(int ifindex, char *why, size_t len)
 {
 	struct fp_veth_peer peer;
-	char cannot[160], driver[FP_DRIVER_LEN], vlan[IF_NAMESIZE];
+	char cannot[160], driver[FP_DRIVER_LEN];
 	uint64_t features;
 	bool veth;
 	int err;
@@ -177,11 +193,6 @@ enum fp_hook fp_hook_choose(int ifindex, char *why, size_t len)
 			 peer.name);
 		return skb_hook(ifindex, why, len);
 	}
-	if (fp_hook_vlan_hidden(ifindex, vlan, cannot, sizeof(cannot))) {
-		snprintf(why, len, "VLAN offload takes %s's tags out of the frames before XDP, %s",
-			 vlan, "and the tc hook reads them");
-		return skb_hook(ifindex, why, len);
-	}
 	/* Redirected XDP frames would be dropped there; skbs are not. */
 	if (fp_takes_redirects(ifindex, cannot, sizeof(cannot)) == 0) {
 		snprintf(why, len, "it cannot take redirected XDP frames (%s)",
@@ -196,6 +207,37 @@ enum fp_hook fp_hook_choose(int ifindex, char *why, size_t len)
 	/* Before 6.3 the kernel cannot say: native is tried first, tc taken if it fails. */
 	snprintf(why, len, "the driver has native XDP");
 	return FP_HOOK_NATIVE;
+}
+
+enum fp_hook fp_hook_choose(int ifindex, char *why, size_t len)
+{
+	char vlan[IF_NAMESIZE], fix[160];
+	enum fp_hook hook;
+	size_t used;
+
+	/*
+	 * XDP would see a VLAN's frames untagged, and pass them: the tc hook reads the tags
+	 * from the skb. But it leaves PPPoE to the kernel: a session on the port itself (a
+	 * WAN) keeps XDP, with a caveat. One on a VLAN stays in the kernel at either hook.
+	 */
+	if (!vlan_tags_hidden(ifindex, vlan, fix, sizeof(fix)))
+		return choose(ifindex, why, len);
+	if (topology_pppoe_above(ifindex, false)) {
+		hook = choose(ifindex, why, len);
+		used = strlen(why);
+		if (hook != FP_HOOK_TC && used + 2 < len) {
+			snprintf(why + used, len - used, "; ");
+			fp_hook_vlan_caveat(ifindex, why + used + 2, len - used - 2);
+		}
+		return hook;
+	}
+	snprintf(why, len, "VLAN offload takes %s's tags out of the frames before XDP, %s", vlan,
+		 "and the tc hook reads them");
+	used = strlen(why);
+	if (topology_pppoe_above(ifindex, true))
+		snprintf(why + used, len - used,
+			 "; its PPPoE session stays in the kernel at either hook (%s)", fix);
+	return FP_HOOK_TC;
 }
 
 /* fp_err, unless @name is NULL: a quiet try. */

@@ -18,21 +18,23 @@ const char *fp_hook_name(enum fp_hook hook);
 
 /*
  * What --mode auto attaches to @ifindex: native XDP where the driver has it; tc where it
- * has not, on a port that cannot take redirected XDP frames, and on a veth whose peer
+ * has not, on a port that cannot take redirected XDP frames, on a veth whose peer
  * transmits with checksum offload (its partial checksums survive only as skbs), and on a
- * port whose VLANs' tags XDP would not see (fp_hook_vlan_hidden); but generic
- * XDP instead of tc on a port carrying a PPPoE session, which the tc hook leaves to the
- * kernel. @why says so in a few words. (Split is not auto's yet: see the README's Hooks.)
+ * port whose VLANs' tags XDP would not see (fp_hook_vlan_caveat); but generic XDP instead
+ * of tc on a port carrying a PPPoE session, on it or on a VLAN of it, which the tc hook
+ * leaves to the kernel (XDP, with the caveat, if the session is on the port and a VLAN's
+ * tags are hidden). @why says so in a few words. (Split is not auto's yet: see the
+ * README's Hooks.)
  */
 enum fp_hook fp_hook_choose(int ifindex, char *why, size_t len);
 #define FP_HOOK_WHY_LEN 256 /* room for auto's longest why, or --mode's caveats */
 /*
  * Whether XDP on @ifindex would see a VLAN's frames without their tag: an 802.1Q device is
- * on it (@vlan: its name, IF_NAMESIZE bytes) and VLAN offload takes the tags out of the
- * frames before XDP runs (fp_strips_vlan_tags; @fix: the command that keeps them in). Such
- * frames find no flow and pass: the VLAN's incoming direction stays in the kernel.
+ * on it and VLAN offload takes the tags out of the frames before XDP runs
+ * (fp_strips_vlan_tags). Such frames find no flow and pass: the VLAN's incoming direction
+ * stays in the kernel. If so, @buf says that and names the command that turns it off.
  */
-bool fp_hook_vlan_hidden(int ifindex, char *vlan, char *fix, size_t len);
+bool fp_hook_vlan_caveat(int ifindex, char *buf, size_t len);
 
 /* Attaches the instance's program at @hook and pins what keeps it there; @how: "tcx" or
  * "clsact" for tc, else NULL. 0 or -errno, after a one-line error naming @name (none if

@@ -382,17 +382,6 @@ static int read_pppoe(const char *path, struct pppoe_session *sessions, int max)
 	return n;
 }
 
-bool topology_pppoe_on(const char *ifname)
-{
-	struct pppoe_session sessions[TOPO_MAX_PPPOE];
-	int nr = read_pppoe(FP_PPPOE_PROC, sessions, TOPO_MAX_PPPOE);
-
-	for (int i = 0; i < nr; i++)
-		if (!strcmp(sessions[i].dev, ifname))
-			return true;
-	return false;
-}
-
 static void add_pppoe(struct fp_topology *t, struct topo_scan *s)
 {
 	struct pppoe_session sessions[TOPO_MAX_PPPOE];
@@ -711,9 +700,33 @@ static int kind_cb(const struct nlmsghdr *nlh, void *data)
 		return MNL_CB_OK;
 	l->type = ifi->ifi_type;
 	l->ppp = ifi->ifi_type == ARPHRD_PPP;
-	mnl_attr_for_each(a, nlh, sizeof(*ifi)) if (mnl_attr_get_type(a) == IFLA_LINKINFO)
-		parse_linkinfo(a, l);
+	mnl_attr_for_each(a, nlh, sizeof(*ifi))
+	{
+		if (mnl_attr_get_type(a) == IFLA_LINKINFO)
+			parse_linkinfo(a, l);
+		else if (mnl_attr_get_type(a) == IFLA_LINK &&
+			 mnl_attr_validate(a, MNL_TYPE_U32) >= 0)
+			l->lower = mnl_attr_get_u32(a);
+	}
 	return MNL_CB_OK;
+}
+
+bool topology_pppoe_above(int port, bool vlans)
+{
+	struct pppoe_session sessions[TOPO_MAX_PPPOE];
+	int nr = read_pppoe(FP_PPPOE_PROC, sessions, TOPO_MAX_PPPOE);
+
+	for (int i = 0; i < nr; i++) {
+		int dev = if_nametoindex(sessions[i].dev);
+		struct link l = {0};
+
+		if (dev == port)
+			return true;
+		if (vlans && dev && !fp_rtnl_get_link(dev, kind_cb, &l) && l.vlan &&
+		    l.lower == (uint32_t)port)
+			return true;
+	}
+	return false;
 }
 
 int topology_not_a_port(int ifindex, const char **why)

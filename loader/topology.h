@@ -59,7 +59,8 @@ bool topology_upper_on_port(const struct fp_topology *t, uint32_t upper, uint32_
  */
 int topology_not_a_port(int ifindex, const char **why);
 
-/* Whether a PPPoE session runs over the Ethernet device @ifname (FP_PPPOE_PROC). */
-bool topology_pppoe_on(const char *ifname);
+/* Whether a PPPoE session runs over @port, or with @vlans over an 802.1Q device on it
+ * (FP_PPPOE_PROC). */
+bool topology_pppoe_above(int port, bool vlans);
 
 #endif

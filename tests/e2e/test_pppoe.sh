@@ -14,7 +14,14 @@ tb_setup
 # Two sessions: the reconnect at the end gets the other session id (the concentrator reuses
 # a freed one last).
 tb_pppoe_wan r1 s0 2
+# A VLAN on the WAN port beside the session, whose tags the concentrator's veth sends beside
+# the frames (VLAN offload, on by default): the tc hook would read them but leave the
+# session to the kernel, so auto keeps XDP and says what it leaves.
+vlan=$(rtr ip link add link r1 name r1.9 type vlan id 9 2>/dev/null && echo r1.9)
 tb_attach || exit 1
+[ -n "$vlan" ] && check "auto keeps r1 at XDP for its session, saying r1.9's packets pass" \
+	grep -q "^r1: attached (native mode): .*; r1.9's incoming packets pass to the kernel" \
+	"$TB_TMP/attach.out"
 file=$(tb_random_file "${PPPOE_TEST_MB:-10}")
 want=$(sha256sum <"$file" | cut -d' ' -f1)
 
