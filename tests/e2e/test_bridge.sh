@@ -10,25 +10,13 @@
 #  ns cli2  c2 198.18.1.3 --- r2 /
 . "$(dirname "$0")/testbed.sh"
 tb_setup
-TB_CLI2=${TB}cli2
-TB_EXTRA_NS+=("$TB_CLI2")
-cli2() { ip netns exec "$TB_CLI2" "$@"; }
-
-ip netns add "$TB_CLI2"
-ip -n "$TB_CLI2" link set lo up
-ip link add c2 netns "$TB_CLI2" type veth peer name r2 netns "$TB_RTR"
+tb_add_cli2
 ip -n "$TB_RTR" link add brlan type bridge
 ip -n "$TB_RTR" addr del 198.18.1.1/24 dev r0
 ip -n "$TB_RTR" addr add 198.18.1.1/24 dev brlan
 ip -n "$TB_RTR" link set r0 master brlan
 ip -n "$TB_RTR" link set r2 master brlan
-ip -n "$TB_RTR" link set r2 up
 ip -n "$TB_RTR" link set brlan up
-ip -n "$TB_CLI2" addr add 198.18.1.3/24 dev c2
-ip -n "$TB_CLI2" link set c2 up
-ip -n "$TB_CLI2" route add default via 198.18.1.1
-cli2 ethtool -K c2 gro on tso off gso off tx off >/dev/null
-tb_veth_takes_redirects "$TB_CLI2" c2
 rtr nft add rule inet fw forward iifname brlan oifname r1 accept
 # LAN to LAN, as OpenWrt accepts it. Where br_netfilter is loaded (as here) bridged frames
 # cross this chain and conntrack too: the daemon may offload such a connection, and the

@@ -20,6 +20,7 @@ TB=${TB:-fpt$$}
 TB_CLI=${TB}cli
 TB_RTR=${TB}rtr
 TB_SRV=${TB}srv
+TB_CLI2=${TB}cli2 # tb_add_cli2
 TB_PIN=/sys/fs/bpf/xdp-fastpath-$TB
 TB_TMP=$(mktemp -d /tmp/xdp-fastpath-$TB.XXXXXX)
 TB_PIDS=()
@@ -27,6 +28,7 @@ TB_EXTRA_NS=() # namespaces a test adds; tb_cleanup removes them too
 TB_UNDO=()     # commands that undo what a test changed outside its namespaces; run last first
 
 cli() { ip netns exec "$TB_CLI" "$@"; }
+cli2() { ip netns exec "$TB_CLI2" "$@"; }
 srv() { ip netns exec "$TB_SRV" "$@"; }
 rtr() { ip netns exec "$TB_RTR" "$@"; }
 # The router's xdp-fastpath: nsenter keeps the host's /sys/fs/bpf (docs/testing.md).
@@ -122,6 +124,21 @@ tb_setup() {
 	NFT
 	# Settle IPv6 neighbour discovery and ARP before anything is measured.
 	cli ping -c1 -W2 198.19.2.2 >/dev/null && cli ping -6 -c1 -W2 2001:2:0:2::2 >/dev/null
+}
+
+# A second client on the LAN, for a bridged one: c2 198.18.1.3/24 in namespace $TB_CLI2,
+# default route via 198.18.1.1, its peer r2 in the router, up and in no bridge yet.
+tb_add_cli2() {
+	TB_EXTRA_NS+=("$TB_CLI2")
+	ip netns add "$TB_CLI2"
+	ip -n "$TB_CLI2" link set lo up
+	ip link add c2 netns "$TB_CLI2" type veth peer name r2 netns "$TB_RTR"
+	ip -n "$TB_RTR" link set r2 up
+	ip -n "$TB_CLI2" addr add 198.18.1.3/24 dev c2
+	ip -n "$TB_CLI2" link set c2 up
+	ip -n "$TB_CLI2" route add default via 198.18.1.1
+	cli2 ethtool -K c2 gro on tso off gso off tx off >/dev/null
+	tb_veth_takes_redirects "$TB_CLI2" c2
 }
 
 # A second link between router and server: r3 198.19.4.1/24 <-> s1 198.19.4.2/24 (a
