@@ -41,10 +41,11 @@
 #include "topology.h"
 #include "xdp_features.h"
 
-#define TOPO_BUF_SIZE	(64 * 1024)
-#define TOPO_MAX_LINKS	1024
-#define TOPO_MAX_PPPOE	16
-#define TOPO_VLAN_8021Q 0x8100
+#define TOPO_BUF_SIZE	  (64 * 1024)
+#define TOPO_MAX_LINKS	  1024
+#define TOPO_MAX_PPPOE	  16
+#define TOPO_VLAN_8021Q	  0x8100
+#define TOPO_MAX_BR_VLANS 1024
 
 struct link {
 	uint32_t ifindex, master, lower; /* lower: IFLA_LINK of a VLAN */
@@ -52,6 +53,7 @@ struct link {
 	uint16_t vlan_id;
 	uint16_t type; /* ARPHRD_* */
 	bool bridge, vlan, ppp, vlan_filtering;
+	bool bridge_8021ad; /* a bridge whose VLANs are 802.1ad's */
 	uint8_t mac[6];
 	char name[IF_NAMESIZE];
 };
@@ -86,10 +88,19 @@ struct topo_maps {
 	int nr_fdb;
 };
 
+/* A VLAN of a VLAN-filtering bridge on one of its ports, or on the bridge itself ("self"). */
+struct br_vlan {
+	uint32_t ifindex;
+	uint16_t vid;
+	uint16_t flags; /* BRIDGE_VLAN_INFO_PVID, _UNTAGGED */
+};
+
 /* One sync's view of the system. */
 struct topo_scan {
 	struct link links[TOPO_MAX_LINKS];
 	int nr_links;
+	struct br_vlan br_vlans[TOPO_MAX_BR_VLANS];
+	int nr_br_vlans;
 	struct topo_maps next;
 	const uint32_t *ports;
 	int nr_ports;
@@ -181,6 +192,9 @@ static void parse_info_data(const struct nlattr *data, const char *kind, struct 
 			if (mnl_attr_get_type(a) == IFLA_BR_VLAN_FILTERING &&
 			    mnl_attr_validate(a, MNL_TYPE_U8) >= 0)
 				l->vlan_filtering = mnl_attr_get_u8(a);
+			if (mnl_attr_get_type(a) == IFLA_BR_VLAN_PROTOCOL &&
+			    mnl_attr_validate(a, MNL_TYPE_U16) >= 0)
+				l->bridge_8021ad = ntohs(mnl_attr_get_u16(a)) != TOPO_VLAN_8021Q;
 		}
 	}
 }
@@ -213,7 +227,8 @@ static int link_cb(const struct nlmsghdr *nlh, void *data)
 	const struct nlattr *a;
 	struct link *l;
 
-	if (nlh->nlmsg_type != RTM_NEWLINK || mnl_nlmsg_get_payload_len(nlh) < sizeof(*ifi))
+	if (nlh->nlmsg_type != RTM_NEWLINK || mnl_nlmsg_get_payload_len(nlh) < sizeof(*ifi) ||
+	    ifi->ifi_family == AF_BRIDGE)
 		return MNL_CB_OK;
 	/* A link changed during the dump can come twice: the later message wins. */
 	l = find_link(s, ifi->ifi_index);
@@ -268,6 +283,91 @@ static int read_links(struct fp_topology *t, struct topo_scan *s)
 	return dump(t, nlh, link_cb, s);
 }
 
+static int br_vlan_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
+	struct topo_scan *s = data;
+	const struct nlattr *a, *b;
+
+	if (nlh->nlmsg_type != RTM_NEWLINK || mnl_nlmsg_get_payload_len(nlh) < sizeof(*ifi) ||
+	    ifi->ifi_family != AF_BRIDGE)
+		return MNL_CB_OK;
+	mnl_attr_for_each(a, nlh, sizeof(*ifi))
+	{
+		if (mnl_attr_get_type(a) != IFLA_AF_SPEC)
+			continue;
+		mnl_attr_for_each_nested(b, a)
+		{
+			const struct bridge_vlan_info *info = mnl_attr_get_payload(b);
+			struct br_vlan *v;
+
+			if (mnl_attr_get_type(b) != IFLA_BRIDGE_VLAN_INFO ||
+			    mnl_attr_get_payload_len(b) < sizeof(*info) || !info->vid ||
+			    info->vid >= 4095 || s->nr_br_vlans == TOPO_MAX_BR_VLANS)
+				continue;
+			v = &s->br_vlans[s->nr_br_vlans++];
+			v->ifindex = ifi->ifi_index;
+			v->vid = info->vid;
+			v->flags = info->flags;
+		}
+	}
+	return MNL_CB_OK;
+}
+
+/* The VLANs of the ports of VLAN-filtering bridges, and of the bridges themselves. */
+static int read_br_vlans(struct fp_topology *t, struct topo_scan *s)
+{
+	char req[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(req);
+	struct ifinfomsg *ifi;
+	bool filtering = false;
+
+	for (int i = 0; i < s->nr_ports && !filtering; i++) {
+		struct link *port = find_link(s, s->ports[i]), *br;
+
+		filtering = port && port->master && (br = find_link(s, port->master)) &&
+			    br->bridge && br->vlan_filtering;
+	}
+	if (!filtering)
+		return 0;
+	nlh->nlmsg_type = RTM_GETLINK;
+	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+	ifi->ifi_family = AF_BRIDGE;
+	mnl_attr_put_u32(nlh, IFLA_EXT_MASK, RTEXT_FILTER_BRVLAN);
+	return dump(t, nlh, br_vlan_cb, s);
+}
+
+static const struct br_vlan *br_vlan(const struct topo_scan *s, uint32_t ifindex, uint16_t vid)
+{
+	for (int i = 0; i < s->nr_br_vlans; i++)
+		if (s->br_vlans[i].ifindex == ifindex && s->br_vlans[i].vid == vid)
+			return &s->br_vlans[i];
+	return NULL;
+}
+
+/*
+ * The device that routes VLAN vid of VLAN-filtering bridge br: the bridge itself if it
+ * takes the VLAN's frames untagged and sends its own in it (its PVID), or an 802.1Q device
+ * on the bridge if it takes them tagged. NULL if neither.
+ */
+static struct link *br_vlan_upper(struct topo_scan *s, const struct link *br, uint16_t vid)
+{
+	const uint16_t own = BRIDGE_VLAN_INFO_PVID | BRIDGE_VLAN_INFO_UNTAGGED;
+	const struct br_vlan *self = br_vlan(s, br->ifindex, vid);
+
+	if (!self)
+		return NULL;
+	if ((self->flags & own) == own)
+		return find_link(s, br->ifindex);
+	if (self->flags & BRIDGE_VLAN_INFO_UNTAGGED)
+		return NULL;
+	for (int i = 0; i < s->nr_links; i++)
+		if (s->links[i].vlan && s->links[i].vlan_id == vid &&
+		    s->links[i].lower == br->ifindex)
+			return &s->links[i];
+	return NULL;
+}
+
 static struct fp_egress *egress_of(struct topo_scan *s, uint32_t upper)
 {
 	for (int i = 0; i < s->next.nr_egress; i++)
@@ -317,6 +417,32 @@ static struct fp_egress *add_egress(struct topo_scan *s, uint32_t upper)
 	return &e->value;
 }
 
+/*
+ * An attached port of a VLAN-filtering bridge: each of its VLANs that a device routes
+ * (br_vlan_upper) maps the port's frames tagged with it, and untagged ones for its PVID,
+ * to that device, which reaches hosts through the bridge's FDB for the VLAN (fdb_cb).
+ */
+static void add_filtering_bridge_port(struct topo_scan *s, const struct link *port,
+				      const struct link *br)
+{
+	for (int i = 0; i < s->nr_br_vlans; i++) {
+		const struct br_vlan *v = &s->br_vlans[i];
+		struct link *upper;
+		struct fp_egress *eg;
+
+		if (v->ifindex != port->ifindex || !(upper = br_vlan_upper(s, br, v->vid)))
+			continue;
+		eg = egress_of(s, upper->ifindex);
+		if (!eg && (eg = add_egress(s, upper->ifindex)))
+			eg->flags = FP_EGRESS_BRIDGE;
+		if (!eg || eg->flags != FP_EGRESS_BRIDGE)
+			continue;
+		add_ingress(s, port->ifindex, v->vid, 0, upper->ifindex, upper->mac, NULL);
+		if (v->flags & BRIDGE_VLAN_INFO_PVID)
+			add_ingress(s, port->ifindex, 0, 0, upper->ifindex, upper->mac, NULL);
+	}
+}
+
 static void add_bridges_and_vlans(struct topo_scan *s)
 {
 	for (int i = 0; i < s->nr_links; i++) {
@@ -325,6 +451,12 @@ static void add_bridges_and_vlans(struct topo_scan *s)
 
 		bool vlan_on_port = l->vlan && l->vlan_id && is_port(s, l->lower);
 
+		if (is_port(s, l->ifindex) && l->master && (up = find_link(s, l->master)) &&
+		    up->bridge && up->vlan_filtering) {
+			if (!up->bridge_8021ad) /* the datapath parses 802.1Q tags only */
+				add_filtering_bridge_port(s, l, up);
+			continue;
+		}
 		/* Each upper device is described once, by its way out; frames are only mapped
 		 * to a device that has one. A bridge port is an attached port, or a VLAN on one:
 		 * its frames belong to the bridge. */
@@ -469,6 +601,27 @@ static void add_unable_ports(struct fp_topology *t, struct topo_scan *s)
 	}
 }
 
+/* A host learnt in VLAN vid on port of VLAN-filtering bridge br: reached through the VLAN's
+ * device, on the port, tagged unless the port sends the VLAN untagged. */
+static int add_filtering_fdb(struct topo_scan *s, const struct link *br, uint32_t port,
+			     uint16_t vid, const uint8_t *mac)
+{
+	const struct br_vlan *member = br_vlan(s, port, vid);
+	struct link *upper = vid ? br_vlan_upper(s, br, vid) : NULL;
+	struct fdb_entry *e;
+
+	if (!upper || !member || !is_port(s, port) || !served(s, upper->ifindex))
+		return MNL_CB_OK;
+	e = &s->next.fdb[s->next.nr_fdb++];
+	memset(e, 0, sizeof(*e));
+	e->key.bridge = upper->ifindex;
+	memcpy(e->key.mac, mac, 6);
+	e->port.ifindex = port;
+	if (!(member->flags & BRIDGE_VLAN_INFO_UNTAGGED))
+		e->port.vlan_tci = htons(vid);
+	return MNL_CB_OK;
+}
+
 static int fdb_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct topo_scan *s = data;
@@ -478,7 +631,7 @@ static int fdb_cb(const struct nlmsghdr *nlh, void *data)
 	uint32_t bridge = 0;
 	uint16_t vlan = 0;
 	struct fdb_entry *e;
-	struct link *port;
+	struct link *port, *br;
 
 	if (nlh->nlmsg_type != RTM_NEWNEIGH || mnl_nlmsg_get_payload_len(nlh) < sizeof(*ndm) ||
 	    ndm->ndm_family != AF_BRIDGE)
@@ -503,8 +656,12 @@ static int fdb_cb(const struct nlmsghdr *nlh, void *data)
 			break;
 		}
 	}
-	if (!mac || !bridge || vlan || (uint32_t)ndm->ndm_ifindex == bridge || !served(s, bridge) ||
-	    s->next.nr_fdb == FP_MAX_FDB)
+	if (!mac || !bridge || (uint32_t)ndm->ndm_ifindex == bridge || s->next.nr_fdb == FP_MAX_FDB)
+		return MNL_CB_OK;
+	br = find_link(s, bridge);
+	if (br && br->bridge && br->vlan_filtering)
+		return add_filtering_fdb(s, br, ndm->ndm_ifindex, vlan, mac);
+	if (vlan || !served(s, bridge))
 		return MNL_CB_OK;
 	e = &s->next.fdb[s->next.nr_fdb++];
 	memset(e, 0, sizeof(*e));
@@ -614,6 +771,8 @@ int topology_sync(struct fp_topology *t, const struct fp_instance *inst, const u
 	s->nr_ports = nr_ports;
 	next = &s->next;
 	err = read_links(t, s);
+	if (!err)
+		err = read_br_vlans(t, s);
 	if (!err) {
 		add_bridges_and_vlans(s);
 		add_pppoe(t, s);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <libmnl/libmnl.h>
 #include <linux/if_arp.h>
+#include <linux/if_bridge.h>
 #include <linux/if_link.h>
 #include <linux/neighbour.h>
 #include <linux/rtnetlink.h>
@@ -33,7 +34,8 @@ struct fake_link {
 	uint32_t mtu, lower, master;
 	uint16_t vlan_id;
 	int vlan_filtering;
-	const uint8_t *mac; /* NULL: the fixture port's */
+	const uint8_t *mac;	/* NULL: the fixture port's */
+	uint16_t vlan_protocol; /* a bridge's; 0: 802.1Q */
 };
 
 static size_t put_link(char *buf, const struct fake_link *l)
@@ -64,6 +66,8 @@ static size_t put_link(char *buf, const struct fake_link *l)
 			mnl_attr_put_u16(nlh, IFLA_VLAN_PROTOCOL, htons(0x8100));
 		} else if (!strcmp(l->kind, "bridge")) {
 			mnl_attr_put_u8(nlh, IFLA_BR_VLAN_FILTERING, l->vlan_filtering);
+			mnl_attr_put_u16(nlh, IFLA_BR_VLAN_PROTOCOL,
+					 htons(l->vlan_protocol ? l->vlan_protocol : 0x8100));
 		}
 		mnl_attr_nest_end(nlh, data);
 		mnl_attr_nest_end(nlh, info);
@@ -231,8 +235,8 @@ static void test_pppoe_on_vlan(const char *pppoe_path)
 	tl_case_end();
 }
 
-/* A bridge entry: mac learnt on port of bridge. */
-static size_t put_fdb(char *buf, uint32_t bridge, uint32_t port, const uint8_t *mac)
+/* A bridge entry: mac learnt on port of bridge (in VLAN vid of a filtering one, or 0). */
+static size_t put_fdb(char *buf, uint32_t bridge, uint32_t port, const uint8_t *mac, uint16_t vid)
 {
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
 	struct ndmsg *ndm;
@@ -245,6 +249,29 @@ static size_t put_fdb(char *buf, uint32_t bridge, uint32_t port, const uint8_t *
 	ndm->ndm_state = NUD_REACHABLE;
 	mnl_attr_put(nlh, NDA_LLADDR, 6, mac);
 	mnl_attr_put_u32(nlh, NDA_MASTER, bridge);
+	if (vid)
+		mnl_attr_put_u16(nlh, NDA_VLAN, vid);
+	return nlh->nlmsg_len;
+}
+
+/* The VLANs of a port of a filtering bridge, or of the bridge itself, as an AF_BRIDGE link
+ * dump with RTEXT_FILTER_BRVLAN gives them. */
+static size_t put_br_vlans(char *buf, uint32_t ifindex, const struct bridge_vlan_info *vlans, int n)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct ifinfomsg *ifi;
+	struct nlattr *spec;
+
+	nlh->nlmsg_type = RTM_NEWLINK;
+	nlh->nlmsg_flags = NLM_F_MULTI;
+	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+	ifi->ifi_family = AF_BRIDGE;
+	ifi->ifi_index = ifindex;
+	mnl_attr_put_u32(nlh, IFLA_MASTER, BRIDGE_IFINDEX);
+	spec = mnl_attr_nest_start(nlh, IFLA_AF_SPEC);
+	for (int i = 0; i < n; i++)
+		mnl_attr_put(nlh, IFLA_BRIDGE_VLAN_INFO, sizeof(vlans[i]), &vlans[i]);
+	mnl_attr_nest_end(nlh, spec);
 	return nlh->nlmsg_len;
 }
 
@@ -259,6 +286,57 @@ static void check_frame(const char *what, const struct pkt_spec *in_spec, int in
 
 	CHECK(verdict == XDP_REDIRECT && out_len == want_len && !memcmp(out, want, want_len),
 	      "%s: verdict %d, or not the expected frame", what, verdict);
+}
+
+/*
+ * A connection of the LAN host (198.18.1.2, the fixture's LAN host MAC) with the WAN, its
+ * frames tagged vid on the port: the reply leaves by the port with the tag, and the host's
+ * tagged frame, keyed by LAN, leaves by WAN.
+ */
+static void check_lan_host_frames(const char *what, uint16_t vid)
+{
+	struct pkt_spec reply = {
+		FROM_WAN,     .family = 4,    .saddr = "198.19.2.2", .daddr = "198.19.2.1",
+		.sport = 443, .dport = 61000, .proto = IPPROTO_TCP,  .payload_len = 20};
+	struct pkt_spec reply_out = {TO_LAN,
+				     .vlan_id = vid,
+				     .family = 4,
+				     .saddr = "198.19.2.2",
+				     .daddr = "198.18.1.2",
+				     .sport = 443,
+				     .dport = 40000,
+				     .proto = IPPROTO_TCP,
+				     .ttl = 63,
+				     .payload_len = 20};
+	struct pkt_spec orig = {FROM_LAN, .vlan_id = vid, CLI4, .proto = IPPROTO_UDP,
+				.payload_len = 20};
+	struct pkt_spec orig_out = {TO_WAN, CLI4_SNAT_OUT, .proto = IPPROTO_UDP, .ttl = 63,
+				    .payload_len = 20};
+	struct fp_flow_key4 k = {.ifindex = fx.wan_ifindex,
+				 .proto = IPPROTO_TCP,
+				 .sport = htons(443),
+				 .dport = htons(61000)};
+	struct fp_flow4 flow = {.meta.flags = FP_FLOW_DNAT, .nat_dport = htons(40000)};
+	char line[96];
+
+	inet_pton(AF_INET, "198.19.2.2", &k.saddr);
+	inet_pton(AF_INET, "198.19.2.1", &k.daddr);
+	inet_pton(AF_INET, "198.18.1.2", &flow.nat_daddr);
+	fx_add_flow4(&k, &flow);
+	snprintf(line, sizeof(line), "wan -> %s", what);
+	check_frame(line, &reply, fx.wan_ifindex, &reply_out);
+
+	k = (struct fp_flow_key4){.ifindex = fx.lan_ifindex,
+				  .proto = IPPROTO_UDP,
+				  .sport = htons(40000),
+				  .dport = htons(443)};
+	flow = (struct fp_flow4){.meta.flags = FP_FLOW_SNAT, .nat_sport = htons(61000)};
+	inet_pton(AF_INET, "198.18.1.2", &k.saddr);
+	inet_pton(AF_INET, "198.19.2.2", &k.daddr);
+	inet_pton(AF_INET, "198.19.2.1", &flow.nat_saddr);
+	fx_add_flow4(&k, &flow);
+	snprintf(line, sizeof(line), "%s's frame tagged %u -> wan", what, vid);
+	check_frame(line, &orig, fx.port_ifindex, &orig_out);
 }
 
 /*
@@ -291,7 +369,7 @@ static void test_bridge_on_vlan(const char *pppoe_path)
 	memcpy(fdb_key.mac, fx_lan_host_mac, 6);
 	tl_case_begin("topology: a bridge whose port is a vlan of an attached port");
 	len = put_links(dump, links, 3);
-	len += put_fdb(dump + len, fx.lan_ifindex, VLAN_IFINDEX, fx_lan_host_mac);
+	len += put_fdb(dump + len, fx.lan_ifindex, VLAN_IFINDEX, fx_lan_host_mac, 0);
 	fake_topology(&t, pppoe_path, "none", dump, len);
 	CHECK(topology_sync(&t, &inst, ports, 2) == 1, "the first sync changes the maps");
 	CHECK(served(&t, fx.lan_ifindex) && t.nr_served == 1, "serves the bridge only");
@@ -305,57 +383,106 @@ static void test_bridge_on_vlan(const char *pppoe_path)
 		      !memcmp(&got_port, &want_port, sizeof(got_port)),
 	      "the host learnt on fp_port.1 is reached on the port with tag 1");
 
-	{
-		struct pkt_spec reply = {
-			FROM_WAN,     .family = 4,    .saddr = "198.19.2.2", .daddr = "198.19.2.1",
-			.sport = 443, .dport = 61000, .proto = IPPROTO_TCP,  .payload_len = 20};
-		struct pkt_spec reply_out = {TO_LAN,
-					     .vlan_id = 1,
-					     .family = 4,
-					     .saddr = "198.19.2.2",
-					     .daddr = "198.18.1.2",
-					     .sport = 443,
-					     .dport = 40000,
-					     .proto = IPPROTO_TCP,
-					     .ttl = 63,
-					     .payload_len = 20};
-		struct pkt_spec orig = {FROM_LAN, .vlan_id = 1, CLI4, .proto = IPPROTO_UDP,
-					.payload_len = 20};
-		struct pkt_spec orig_out = {TO_WAN, CLI4_SNAT_OUT, .proto = IPPROTO_UDP, .ttl = 63,
-					    .payload_len = 20};
-		struct fp_flow_key4 k = {.ifindex = fx.wan_ifindex,
-					 .proto = IPPROTO_TCP,
-					 .sport = htons(443),
-					 .dport = htons(61000)};
-		struct fp_flow4 flow = {.meta.flags = FP_FLOW_DNAT, .nat_dport = htons(40000)};
-
-		inet_pton(AF_INET, "198.19.2.2", &k.saddr);
-		inet_pton(AF_INET, "198.19.2.1", &k.daddr);
-		inet_pton(AF_INET, "198.18.1.2", &flow.nat_daddr);
-		fx_add_flow4(&k, &flow);
-		check_frame("wan -> the host behind fp_port.1", &reply, fx.wan_ifindex, &reply_out);
-
-		k = (struct fp_flow_key4){.ifindex = fx.lan_ifindex,
-					  .proto = IPPROTO_UDP,
-					  .sport = htons(40000),
-					  .dport = htons(443)};
-		flow = (struct fp_flow4){.meta.flags = FP_FLOW_SNAT, .nat_sport = htons(61000)};
-		inet_pton(AF_INET, "198.18.1.2", &k.saddr);
-		inet_pton(AF_INET, "198.19.2.2", &k.daddr);
-		inet_pton(AF_INET, "198.19.2.1", &flow.nat_saddr);
-		fx_add_flow4(&k, &flow);
-		check_frame("the host's tagged frame -> wan", &orig, fx.port_ifindex, &orig_out);
-	}
+	check_lan_host_frames("the host behind fp_port.1", 1);
 	topology_close(&t);
 	tl_case_end();
 }
 
-/* What stays in the kernel: an ambiguous session, a VLAN-filtering bridge, a VLAN on a
- * port the fastpath is not attached to. */
+/*
+ * OpenWrt's DSA layout with bridge VLAN filtering: br-lan's port is the attached port, a
+ * member of VLAN 1 (untagged, its PVID) and VLAN 3 (tagged). The bridge takes VLAN 1 as its
+ * own (PVID, untagged) and VLAN 3 tagged, for br-lan.3, which LAN plays here (a device the
+ * route lookup knows). Untagged frames and frames tagged 1 belong to br-lan, frames tagged 3
+ * to br-lan.3; hosts learnt in VLAN 3 are reached on the port with tag 3, those learnt in
+ * VLAN 1 untagged. A VLAN the bridge does not take (5) is not served.
+ */
+static void test_filtering_bridge(const char *pppoe_path)
+{
+	static const uint8_t host1_mac[6] = {0x02, 0, 0, 0, 0x11, 0x01};
+	const struct fake_link links[] = {
+		{BRIDGE_IFINDEX, ARPHRD_ETHER, "br-lan", "bridge", 1500, 0, 0, 0, 1, fx_lan_mac},
+		{fx.port_ifindex, ARPHRD_ETHER, "fp_port", NULL, 1500, 0, BRIDGE_IFINDEX},
+		{fx.lan_ifindex, ARPHRD_ETHER, "br-lan.3", "vlan", 1500, BRIDGE_IFINDEX, 0, 3,
+		 .mac = fx_lan_mac},
+	};
+	const struct bridge_vlan_info port_vlans[] = {
+		{BRIDGE_VLAN_INFO_PVID | BRIDGE_VLAN_INFO_UNTAGGED, 1}, {0, 3}, {0, 5}};
+	const struct bridge_vlan_info self_vlans[] = {
+		{BRIDGE_VLAN_INFO_PVID | BRIDGE_VLAN_INFO_UNTAGGED, 1}, {0, 3}};
+	uint32_t ports[] = {fx.port_ifindex, fx.wan_ifindex};
+	struct fp_instance inst = fake_instance();
+	struct fp_ingress_key untagged = {fx.port_ifindex, 0, 0}, tag1 = {fx.port_ifindex, 1, 0},
+			      tag3 = {fx.port_ifindex, 3, 0}, tag5 = {fx.port_ifindex, 5, 0};
+	struct fp_ingress got_in;
+	struct fp_fdb_key host3 = {fx.lan_ifindex}, host1 = {BRIDGE_IFINDEX};
+	struct fp_fdb_port got_port, want3 = {fx.port_ifindex, htons(3)},
+				     want1 = {fx.port_ifindex, 0};
+	struct fp_egress got_eg;
+	uint32_t key;
+	static char dump[8192];
+	struct fp_topology t;
+	size_t len;
+
+	memcpy(host3.mac, fx_lan_host_mac, 6);
+	memcpy(host1.mac, host1_mac, 6);
+	tl_case_begin("topology: a vlan-filtering bridge, its own vlan and one on a vlan device");
+	len = put_links(dump, links, 3);
+	len += put_br_vlans(dump + len, fx.port_ifindex, port_vlans, 3);
+	len += put_br_vlans(dump + len, BRIDGE_IFINDEX, self_vlans, 2);
+	len += put_fdb(dump + len, BRIDGE_IFINDEX, fx.port_ifindex, fx_lan_host_mac, 3);
+	len += put_fdb(dump + len, BRIDGE_IFINDEX, fx.port_ifindex, host1_mac, 1);
+	fake_topology(&t, pppoe_path, "none", dump, len);
+	CHECK(topology_sync(&t, &inst, ports, 2) == 1, "the first sync changes the maps");
+	CHECK(served(&t, BRIDGE_IFINDEX) && served(&t, fx.lan_ifindex) && t.nr_served == 2,
+	      "serves the bridge and br-lan.3 (%d)", t.nr_served);
+	CHECK(t.bridge_ports, "untagged frames look up fp_ingress");
+	CHECK(!bpf_map_lookup_elem(inst.ingress_fd, &untagged, &got_in) &&
+		      got_in.ifindex == BRIDGE_IFINDEX && !memcmp(got_in.mac, fx_lan_mac, 6),
+	      "untagged frames (the port's PVID, 1) belong to the bridge");
+	CHECK(!bpf_map_lookup_elem(inst.ingress_fd, &tag1, &got_in) &&
+		      got_in.ifindex == BRIDGE_IFINDEX,
+	      "so do frames tagged 1");
+	CHECK(!bpf_map_lookup_elem(inst.ingress_fd, &tag3, &got_in) &&
+		      got_in.ifindex == (uint32_t)fx.lan_ifindex,
+	      "frames tagged 3 belong to br-lan.3");
+	CHECK(bpf_map_lookup_elem(inst.ingress_fd, &tag5, &got_in),
+	      "frames tagged 5 (no device takes VLAN 5) belong to no one");
+	key = fx.lan_ifindex;
+	CHECK(!bpf_map_lookup_elem(inst.egress_fd, &key, &got_eg) &&
+		      got_eg.flags == FP_EGRESS_BRIDGE,
+	      "br-lan.3 leaves by the bridge's fdb");
+	CHECK(!bpf_map_lookup_elem(inst.fdb_fd, &host3, &got_port) &&
+		      !memcmp(&got_port, &want3, sizeof(got_port)),
+	      "the host learnt in vlan 3 is reached on the port with tag 3");
+	CHECK(!bpf_map_lookup_elem(inst.fdb_fd, &host1, &got_port) &&
+		      !memcmp(&got_port, &want1, sizeof(got_port)),
+	      "the host learnt in vlan 1 is reached on the port untagged");
+	CHECK(count_entries(inst.fdb_fd) == 2, "and no other");
+
+	check_lan_host_frames("the host in vlan 3", 3);
+
+	/* The port leaves VLAN 3: its frames and its hosts there are no longer served. */
+	len = put_links(dump, links, 3);
+	len += put_br_vlans(dump + len, fx.port_ifindex, port_vlans, 1);
+	len += put_br_vlans(dump + len, BRIDGE_IFINDEX, self_vlans, 2);
+	len += put_fdb(dump + len, BRIDGE_IFINDEX, fx.port_ifindex, fx_lan_host_mac, 3);
+	t.link_dump_len = len;
+	CHECK(topology_sync(&t, &inst, ports, 2) == 1, "leaving vlan 3 changes the maps");
+	CHECK(bpf_map_lookup_elem(inst.ingress_fd, &tag3, &got_in) &&
+		      bpf_map_lookup_elem(inst.fdb_fd, &host3, &got_port),
+	      "frames tagged 3 and the host in vlan 3 are not served");
+	CHECK(!served(&t, fx.lan_ifindex), "nor is br-lan.3");
+	topology_close(&t);
+	tl_case_end();
+}
+
+/* What stays in the kernel: an ambiguous session, an 802.1ad VLAN-filtering bridge, a VLAN on
+ * a port the fastpath is not attached to. */
 static void test_not_served(const char *pppoe_path)
 {
 	const struct fake_link links[] = {
-		{BRIDGE_IFINDEX, ARPHRD_ETHER, "br-lan", "bridge", 1500, 0, 0, 0, 1},
+		{BRIDGE_IFINDEX, ARPHRD_ETHER, "br-lan", "bridge", 1500, 0, 0, 0, 1,
+		 .vlan_protocol = 0x88a8},
 		{fx.port_ifindex, ARPHRD_ETHER, "fp_port", NULL, 1500, 0, BRIDGE_IFINDEX},
 		{VLAN_IFINDEX, ARPHRD_ETHER, "fp_lan.7", "vlan", 1500, fx.lan_ifindex, 0, 7},
 		{fx.wan_ifindex, ARPHRD_PPP, "pppoe-wan", NULL, 1492},
@@ -366,8 +493,15 @@ static void test_not_served(const char *pppoe_path)
 	static char dump[8192];
 	struct fp_topology t;
 
-	tl_case_begin("topology: ambiguous pppoe, vlan-filtering bridge, unattached vlan");
-	fake_topology(&t, pppoe_path, "fp_port", dump, put_links(dump, links, 5));
+	const struct bridge_vlan_info own = {BRIDGE_VLAN_INFO_PVID | BRIDGE_VLAN_INFO_UNTAGGED, 1};
+	size_t len;
+
+	tl_case_begin("topology: ambiguous pppoe, 802.1ad vlan-filtering bridge, unattached vlan");
+	/* Its port and itself in VLAN 1, which an 802.1Q bridge would serve. */
+	len = put_links(dump, links, 5);
+	len += put_br_vlans(dump + len, fx.port_ifindex, &own, 1);
+	len += put_br_vlans(dump + len, BRIDGE_IFINDEX, &own, 1);
+	fake_topology(&t, pppoe_path, "fp_port", dump, len);
 	CHECK(topology_sync(&t, &inst, ports, 2) == 0, "nothing to write");
 	CHECK(t.nr_served == 0 && !t.bridge_ports, "nothing served");
 	CHECK(count_entries(inst.ingress_fd) == 0 && count_entries(inst.egress_fd) == 0,
@@ -386,6 +520,7 @@ void test_topology(void)
 	close(fd);
 	test_pppoe_on_vlan(path);
 	test_bridge_on_vlan(path);
+	test_filtering_bridge(path);
 	test_not_served(path);
 	unlink(path);
 	fx_reset();

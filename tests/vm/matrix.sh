@@ -60,15 +60,16 @@ plan() { # KERNEL xdp|tc: the end-to-end tests for it
 		;;
 	"5.10 tc") echo "$core test_vlan.sh" ;;
 	"6.1 xdp")
-		echo "$core test_vlan.sh test_pppoe.sh test_pppoe_vlan.sh test_flowtable.sh" \
-			"test_tc_hook.sh test_generic_mode.sh test_ipsec.sh test_l3_tunnel.sh"
+		echo "$core test_vlan.sh test_bridge_vlan.sh test_pppoe.sh test_pppoe_vlan.sh" \
+			"test_flowtable.sh test_tc_hook.sh test_generic_mode.sh test_ipsec.sh" \
+			"test_l3_tunnel.sh"
 		;;
 	"6.1 tc") echo "" ;;
 	"6.12 xdp")
 		echo "$core test_vlan.sh test_pppoe.sh test_pppoe_vlan.sh test_flowtable.sh" \
 			"test_tc_hook.sh test_tap.sh"
 		;;
-	"6.12 tc") echo "$core test_vlan.sh" ;;
+	"6.12 tc") echo "$core test_vlan.sh test_bridge_vlan.sh" ;;
 	*) echo "$core" ;;
 	esac
 }
