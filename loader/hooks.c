@@ -139,9 +139,9 @@ static bool port_gro(int ifindex)
 }
 
 /*
- * Whether XDP on @ifindex would see a VLAN's frames without their tag: an 802.1Q device is
- * on it (@vlan: its name) and VLAN offload takes the tags out of the frames before XDP runs
- * (fp_strips_vlan_tags; @fix: the command that keeps them in).
+ * Whether XDP on @ifindex would see a VLAN's frames without their tag: it carries a VLAN
+ * tagged (topology_vlan_on; @vlan: the VLAN's device) and VLAN offload takes the tags out of
+ * the frames before XDP runs (fp_strips_vlan_tags; @fix: the command that keeps them in).
  */
 static bool vlan_tags_hidden(int ifindex, char vlan[IF_NAMESIZE], char *fix, size_t len)
 {

@@ -29,8 +29,8 @@ const char *fp_hook_name(enum fp_hook hook);
 enum fp_hook fp_hook_choose(int ifindex, char *why, size_t len);
 #define FP_HOOK_WHY_LEN 256 /* room for auto's longest why, or --mode's caveats */
 /*
- * Whether XDP on @ifindex would see a VLAN's frames without their tag: an 802.1Q device is
- * on it and VLAN offload takes the tags out of the frames before XDP runs
+ * Whether XDP on @ifindex would see a VLAN's frames without their tag: it carries a VLAN
+ * tagged (topology_vlan_on) and VLAN offload takes the tags out of the frames before XDP runs
  * (fp_strips_vlan_tags). Such frames find no flow and pass: the VLAN's incoming direction
  * stays in the kernel. If so, @buf says that and names the command that turns it off.
  */

@@ -816,6 +816,30 @@ int topology_sync(struct fp_topology *t, const struct fp_instance *inst, const u
 	return err ? err : changed;
 }
 
+/* A tagged VLAN of port in its VLAN-filtering bridge, named by the device that takes it. */
+static int filtering_vlan_on(struct fp_topology *t, struct topo_scan *s, uint32_t port, char *name)
+{
+	const struct link *l = find_link(s, port), *br, *upper;
+	int err;
+
+	if (!l || !l->master || !(br = find_link(s, l->master)) || !br->bridge ||
+	    !br->vlan_filtering || br->bridge_8021ad)
+		return 0;
+	s->ports = &port;
+	s->nr_ports = 1;
+	err = read_br_vlans(t, s);
+	for (int i = 0; !err && i < s->nr_br_vlans; i++) {
+		const struct br_vlan *v = &s->br_vlans[i];
+
+		if (v->ifindex != port || (v->flags & BRIDGE_VLAN_INFO_UNTAGGED) ||
+		    !(upper = br_vlan_upper(s, br, v->vid)))
+			continue;
+		snprintf(name, IF_NAMESIZE, "%s", upper->name);
+		return 1;
+	}
+	return err;
+}
+
 int topology_vlan_on(int port, char *name)
 {
 	struct topo_scan *s = calloc(1, sizeof(*s));
@@ -835,6 +859,8 @@ int topology_vlan_on(int port, char *name)
 			err = 1;
 		}
 	}
+	if (!err)
+		err = filtering_vlan_on(&t, s, port, name);
 	topology_close(&t);
 	free(s);
 	return err;

@@ -46,7 +46,9 @@ void topology_close(struct fp_topology *t);
 int topology_sync(struct fp_topology *t, const struct fp_instance *inst, const uint32_t *ports,
 		  int nr_ports);
 
-/* Whether an 802.1Q VLAN device is on port: 1 with the first one's name, 0, or -errno. */
+/* Whether port carries a VLAN's tagged frames: an 802.1Q device on it, or a VLAN it is a
+ * tagged member of in its VLAN-filtering bridge. 1 with the first VLAN's device's name, 0,
+ * or -errno. */
 int topology_vlan_on(int port, char *name); /* name: IF_NAMESIZE bytes */
 /* Whether upper is a device above port that the last sync served (fp_ingress). */
 bool topology_upper_on_port(const struct fp_topology *t, uint32_t upper, uint32_t port);
