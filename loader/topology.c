@@ -314,6 +314,15 @@ static int br_vlan_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
+/* The 802.1Q VLAN-filtering bridge whose port l is, or NULL (the datapath parses 802.1Q
+ * tags only: an 802.1ad bridge stays in the kernel). */
+static struct link *filtering_bridge_of(struct topo_scan *s, const struct link *l)
+{
+	struct link *br = l && l->master ? find_link(s, l->master) : NULL;
+
+	return br && br->bridge && br->vlan_filtering && !br->bridge_8021ad ? br : NULL;
+}
+
 /* The VLANs of the ports of VLAN-filtering bridges, and of the bridges themselves. */
 static int read_br_vlans(struct fp_topology *t, struct topo_scan *s)
 {
@@ -322,12 +331,8 @@ static int read_br_vlans(struct fp_topology *t, struct topo_scan *s)
 	struct ifinfomsg *ifi;
 	bool filtering = false;
 
-	for (int i = 0; i < s->nr_ports && !filtering; i++) {
-		struct link *port = find_link(s, s->ports[i]), *br;
-
-		filtering = port && port->master && (br = find_link(s, port->master)) &&
-			    br->bridge && br->vlan_filtering;
-	}
+	for (int i = 0; i < s->nr_ports && !filtering; i++)
+		filtering = filtering_bridge_of(s, find_link(s, s->ports[i])) != NULL;
 	if (!filtering)
 		return 0;
 	nlh->nlmsg_type = RTM_GETLINK;
@@ -451,10 +456,8 @@ static void add_bridges_and_vlans(struct topo_scan *s)
 
 		bool vlan_on_port = l->vlan && l->vlan_id && is_port(s, l->lower);
 
-		if (is_port(s, l->ifindex) && l->master && (up = find_link(s, l->master)) &&
-		    up->bridge && up->vlan_filtering) {
-			if (!up->bridge_8021ad) /* the datapath parses 802.1Q tags only */
-				add_filtering_bridge_port(s, l, up);
+		if (is_port(s, l->ifindex) && (up = filtering_bridge_of(s, l))) {
+			add_filtering_bridge_port(s, l, up);
 			continue;
 		}
 		/* Each upper device is described once, by its way out; frames are only mapped
@@ -730,29 +733,33 @@ static void warn_hidden_tags(struct fp_topology *t, struct topo_scan *s)
 
 	if (!t->ask_ports)
 		return;
-	for (int i = 0; i < s->next.nr_ingress; i++) {
-		const struct fp_ingress_key *k = &s->next.ingress[i].key;
-		uint64_t vlan = (uint64_t)k->ifindex << 16 | k->vlan_id;
+	for (int p = 0; p < s->nr_ports; p++) {
+		const struct link *port = find_link(s, s->ports[p]);
 		LIBBPF_OPTS(bpf_xdp_query_opts, q);
-		const struct link *port;
-		bool warned = false;
 		char fix[160];
 
-		if (!k->vlan_id || bpf_xdp_query(k->ifindex, 0, &q) ||
+		if (!port || bpf_xdp_query(port->ifindex, 0, &q) ||
 		    q.attach_mode == XDP_ATTACHED_NONE ||
-		    !fp_strips_vlan_tags(k->ifindex, fix, sizeof(fix)))
+		    !fp_strips_vlan_tags(port->ifindex, fix, sizeof(fix)))
 			continue;
-		hidden[nr_hidden++] = vlan;
-		for (int j = 0; j < t->nr_hidden_tags; j++)
-			warned |= t->hidden_tags[j] == vlan;
-		port = find_link(s, k->ifindex);
-		if (!warned && port)
-			fp_log(LOG_WARNING,
-			       "%s: %s: VLAN %u's incoming packets stay in the kernel "
-			       "('%s', or attach %s with --mode tc)",
-			       port->name,
-			       "VLAN offload takes the tags out of its frames before XDP",
-			       k->vlan_id, fix, port->name);
+		for (int i = 0; i < s->next.nr_ingress; i++) {
+			const struct fp_ingress_key *k = &s->next.ingress[i].key;
+			uint64_t vlan = (uint64_t)k->ifindex << 16 | k->vlan_id;
+			bool warned = false;
+
+			if (k->ifindex != port->ifindex || !k->vlan_id)
+				continue;
+			hidden[nr_hidden++] = vlan;
+			for (int j = 0; j < t->nr_hidden_tags; j++)
+				warned |= t->hidden_tags[j] == vlan;
+			if (!warned)
+				fp_log(LOG_WARNING,
+				       "%s: %s: VLAN %u's incoming packets stay in the kernel "
+				       "('%s', or attach %s with --mode tc)",
+				       port->name,
+				       "VLAN offload takes the tags out of its frames before XDP",
+				       k->vlan_id, fix, port->name);
+		}
 	}
 	memcpy(t->hidden_tags, hidden, nr_hidden * sizeof(hidden[0]));
 	t->nr_hidden_tags = nr_hidden;
@@ -819,11 +826,10 @@ int topology_sync(struct fp_topology *t, const struct fp_instance *inst, const u
 /* A tagged VLAN of port in its VLAN-filtering bridge, named by the device that takes it. */
 static int filtering_vlan_on(struct fp_topology *t, struct topo_scan *s, uint32_t port, char *name)
 {
-	const struct link *l = find_link(s, port), *br, *upper;
+	const struct link *br = filtering_bridge_of(s, find_link(s, port)), *upper;
 	int err;
 
-	if (!l || !l->master || !(br = find_link(s, l->master)) || !br->bridge ||
-	    !br->vlan_filtering || br->bridge_8021ad)
+	if (!br)
 		return 0;
 	s->ports = &port;
 	s->nr_ports = 1;
