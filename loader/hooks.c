@@ -148,14 +148,20 @@ static bool vlan_tags_hidden(int ifindex, char vlan[IF_NAMESIZE], char *fix, siz
 	return topology_vlan_on(ifindex, vlan) == 1 && fp_strips_vlan_tags(ifindex, fix, len);
 }
 
+/* What vlan_tags_hidden found, for why: after sep, what stays in the kernel and the fix. */
+static void vlan_caveat(char *buf, size_t len, const char *sep, const char *vlan, const char *fix)
+{
+	snprintf(buf, len, "%s%s's incoming packets pass to the kernel: %s (%s)", sep, vlan,
+		 "VLAN offload takes their tags out before XDP", fix);
+}
+
 bool fp_hook_vlan_caveat(int ifindex, char *buf, size_t len)
 {
 	char vlan[IF_NAMESIZE], fix[160];
 
 	if (!vlan_tags_hidden(ifindex, vlan, fix, sizeof(fix)))
 		return false;
-	snprintf(buf, len, "%s's incoming packets pass to the kernel: %s (%s)", vlan,
-		 "VLAN offload takes their tags out before XDP", fix);
+	vlan_caveat(buf, len, "", vlan, fix);
 	return true;
 }
 
@@ -225,10 +231,8 @@ enum fp_hook fp_hook_choose(int ifindex, char *why, size_t len)
 	if (topology_pppoe_above(ifindex, false)) {
 		hook = choose(ifindex, why, len);
 		used = strlen(why);
-		if (hook != FP_HOOK_TC && used + 2 < len) {
-			snprintf(why + used, len - used, "; ");
-			fp_hook_vlan_caveat(ifindex, why + used + 2, len - used - 2);
-		}
+		if (hook != FP_HOOK_TC)
+			vlan_caveat(why + used, len - used, "; ", vlan, fix);
 		return hook;
 	}
 	snprintf(why, len, "VLAN offload takes %s's tags out of the frames before XDP, %s", vlan,
