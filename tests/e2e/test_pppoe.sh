@@ -56,13 +56,7 @@ tb_attach || exit 1
 r1_hook() { tb_status | jq -r ".interfaces[] | select(.name == \"r1\") | .$1"; }
 check "auto attaches r1 in generic mode" eq "$(r1_hook mode)" generic
 check "... for its PPPoE session, it says" eval '[[ "$(r1_hook hook_why)" == *PPPoE* ]]'
-tb_paced_transfer "$file" down 198.19.9.2 5004 1m "$TB_TMP/down"
-download_offloaded() { [ -n "$(tb_conn_flows 198.19.9.2:5004 in)" ]; }
-check "a download over PPPoE is offloaded" tb_wait 10 download_offloaded
-fwd=$(tb_stat forwarded)
-check "... goes on (1 MB more)" tb_paced_goes_on
-check "... on the fastpath (>= 500 packets of it)" ge $(($(tb_stat forwarded) - fwd)) 500
-check "... arriving intact" tb_paced_stop_intact
+tb_check_pppoe_download "$file" 5004 "over PPPoE"
 
 # A router without native XDP at all: the LAN port at the tc hook, which pushes the session
 # header onto a packet (an aggregate stays with the kernel), the WAN in generic mode.

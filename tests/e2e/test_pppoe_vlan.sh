@@ -72,13 +72,7 @@ check "... for the PPPoE session on its VLAN, it says" \
 	eval '[[ "$(r1_hook hook_why)" == *PPPoE* ]]'
 check "status shows the session on VLAN 7 of r1 again" tb_wait 5 ppp0_on_r1_vlan7
 # (What goes out by r1 stays in the kernel: it takes no redirected frames from r0.)
-tb_paced_transfer "$file" down 198.19.9.2 5003 1m "$TB_TMP/down"
-download_offloaded() { [ -n "$(tb_conn_flows 198.19.9.2:5003 in)" ]; }
-check "a download is offloaded" tb_wait 10 download_offloaded
-fwd=$(tb_stat forwarded)
-check "... goes on (1 MB more)" tb_paced_goes_on
-check "... on the fastpath (>= 500 packets of it)" ge $(($(tb_stat forwarded) - fwd)) 500
-check "... arriving intact" tb_paced_stop_intact
+tb_check_pppoe_download "$file" 5003 "over PPPoE on VLAN 7"
 srv ethtool -K s0 gro on >/dev/null
 tb_veth_takes_redirects "$TB_SRV" s0
 

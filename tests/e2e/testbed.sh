@@ -494,6 +494,18 @@ tb_pppoe_wan() { # RTR_DEV SRV_DEV SESSIONS
 	cli ping -c1 -W5 198.19.9.2 >/dev/null ||
 		{ tb_fail "the server's PPP address is unreachable"; exit 1; }
 }
+# A paced download of FILE from the PPP server's PORT (WHAT: how it goes) is offloaded, goes
+# on on the fastpath (>= 500 packets of 1 MB more) and arrives intact (test_pppoe*.sh).
+tb_check_pppoe_download() { # FILE PORT WHAT
+	local port=$2 fwd
+	tb_paced_transfer "$1" down 198.19.9.2 "$port" 1m "$TB_TMP/down.$port"
+	download_offloaded() { [ -n "$(tb_conn_flows "198.19.9.2:$port" in)" ]; }
+	check "a download $3 is offloaded" tb_wait 10 download_offloaded
+	fwd=$(tb_stat forwarded)
+	check "... goes on (1 MB more)" tb_paced_goes_on
+	check "... on the fastpath (>= 500 packets of it)" ge $(($(tb_stat forwarded) - fwd)) 500
+	check "... arriving intact" tb_paced_stop_intact
+}
 # pppd on the router's RTR_DEV, until ppp0 has its address (60 s at most; LOG if not).
 tb_pppd_dial() { # RTR_DEV LOG
 	rtr pppd plugin pppoe.so "nic-$1" noauth nodetach nodefaultroute noipdefault unit 0 \
