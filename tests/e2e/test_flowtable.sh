@@ -2,10 +2,10 @@
 # Beside the kernel's own flow offloading: an nft flowtable on r0 and r1, as OpenWrt's
 # firewall sets it up with flow_offloading=1 ('flow add @ft' in forward). XDP comes before
 # the flowtable's ingress hook, so a connection both offload is carried by XDP. On 5.10
-# (not 6.1) the flowtable takes a TCP connection already in SYN_RECV: conntrack then never
-# sees it ESTABLISHED, and xdp-fastpath leaves it to the flowtable. Either way every
-# connection stays intact both ways, hand-back at FIN included, and one of them carries it,
-# which status says.
+# (not 5.15 or 6.1) the flowtable takes a TCP connection already in SYN_RECV: conntrack
+# then never sees it ESTABLISHED, and xdp-fastpath leaves it to the flowtable. Either way
+# every connection stays intact both ways, hand-back at FIN included, and one of them
+# carries it, which status says.
 # Needs nf_flow_table, which this project's own machine's kernel does not build: the kernel
 # matrix (tests/vm/) runs it in guests.
 . "$(dirname "$0")/testbed.sh"

@@ -6,14 +6,14 @@
 # on a big-endian s390x guest for each of VM_BE_KERNELS (ath79's MIPS routers are
 # big-endian). Ends with "N passed, N failed" over all of them.
 #
-#   VM_KERNELS      default "5.10 6.1 6.12"
+#   VM_KERNELS      default "5.10 5.15 6.1 6.12"
 #   VM_BE_KERNELS   default "6.1"; "" skips the big-endian guest
 #   VM_BE_FUZZ_ITERATIONS  default 20000: the randomized test's frames there (fp-test's
 #                   FP_FUZZ_ITERATIONS, which wins if set). That guest has no JIT for
 #                   BPF: 100000 frames, the default elsewhere, took it five minutes
 #   VM_BE_E2E_TESTS the end-to-end tests there (default: TCP and UDP through masquerade,
 #                   IPv6; the whole core passes, in 11 minutes)
-#   VM_E2E_KERNELS  default "5.10 6.1 6.12"; "" skips the end-to-end tests
+#   VM_E2E_KERNELS  default "5.10 5.15 6.1 6.12"; "" skips the end-to-end tests
 #   VM_E2E_TESTS    the end-to-end tests to run on each of them (default: the plan below)
 #   VM_E2E_TC_TESTS those to run there again at the tc hook (default: the plan below)
 #   VM_SERIAL_KERNELS  default ""; there the tests of VM_SERIAL_TESTS run apart, in a guest
@@ -34,23 +34,27 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 
-kernels=${VM_KERNELS-5.10 6.1 6.12}
+kernels=${VM_KERNELS-5.10 5.15 6.1 6.12}
 be_kernels=${VM_BE_KERNELS-6.1}
 be_e2e_tests=${VM_BE_E2E_TESTS-test_tcp_nat.sh test_udp.sh test_ipv6.sh}
 export E2E_EMULATED=1 # see tb_share_at_least in tests/e2e/testbed.sh
-e2e_kernels=${VM_E2E_KERNELS-5.10 6.1 6.12}
+e2e_kernels=${VM_E2E_KERNELS-5.10 5.15 6.1 6.12}
 # The plan: every end-to-end test that depends on the kernel runs on one of the old kernels
-# at least, and the core (tests/e2e/core.list) on all three, within CI's 90 minutes (a
-# test takes 10 to 65 s in a guest). 5.10, the oldest: the core at both hooks, the veth
-# checks (before 5.13 a veth takes redirects only with a program of its own; before 6.3
-# attach asks the peer instead of the kernel), generic mode (before 5.15 no program with
-# --steer's cpumap), a tap (its native XDP, the tc hook as clsact). 6.1: the core, and what this machine's kernel cannot build: a LAN on
-# a VLAN and a bridge over a VLAN port, a PPPoE WAN, an nft flowtable beside the fastpath,
-# an IPsec tunnel with ESP, WireGuard, IPIP and GRE devices; the tc hook's own test; generic mode again, on the far side of
-# 5.15. 6.12, the newest
-# that routers and distributions ship: the core at both hooks (the tc hook is tcx there,
-# from 6.6, and clsact on the other two), and again what 6.1 runs for this machine, with
-# the tc hook's test, and the tap's. fp-test runs the tc program's cases on every kernel.
+# at least, and the core (tests/e2e/core.list) on all four, within CI's 90 minutes (a test
+# takes 10 to 65 s in a guest). 5.10, the oldest: the core at both hooks, the veth checks
+# (before 5.13 a veth takes redirects only with a program of its own; before 6.3 attach
+# asks the peer instead of the kernel), generic mode (before 5.15 no program with --steer's
+# cpumap), a tap (its native XDP, the tc hook as clsact). 5.15, OpenWrt 23.05's (Ubuntu
+# 22.04's build of it): the core at both hooks, a PPPoE WAN and an nft flowtable beside the
+# fastpath at XDP, and at the tc hook, where auto attaches most router ports, DSA's VLAN
+# layouts (a LAN on a VLAN, a VLAN-filtering bridge). 6.1: the core, and what this
+# machine's kernel cannot build: a LAN on a VLAN and a bridge over a VLAN port, a PPPoE
+# WAN, an nft flowtable beside the fastpath, an IPsec tunnel with ESP, WireGuard, IPIP and
+# GRE devices; the tc hook's own test; generic mode again, on the far side of 5.15. 6.12,
+# the newest that routers and distributions ship: the core at both hooks (the tc hook is
+# tcx there, from 6.6, and clsact on the other three), and again what 6.1 runs for this
+# machine, with the tc hook's test, and the tap's. fp-test runs the tc program's cases on
+# every kernel.
 core=$(grep -v '^#' tests/e2e/core.list | tr '\n' ' ')
 plan() { # KERNEL xdp|tc: the end-to-end tests for it
 	case "$1 $2" in
@@ -59,6 +63,8 @@ plan() { # KERNEL xdp|tc: the end-to-end tests for it
 			"test_tap.sh"
 		;;
 	"5.10 tc") echo "$core test_vlan.sh" ;;
+	"5.15 xdp") echo "$core test_pppoe.sh test_flowtable.sh" ;;
+	"5.15 tc") echo "$core test_vlan.sh test_bridge_vlan.sh" ;;
 	"6.1 xdp")
 		echo "$core test_vlan.sh test_bridge_vlan.sh test_pppoe.sh test_pppoe_vlan.sh" \
 			"test_flowtable.sh test_tc_hook.sh test_generic_mode.sh test_ipsec.sh" \

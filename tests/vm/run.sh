@@ -5,12 +5,12 @@
 #
 #   tests/vm/run.sh KERNEL COMMAND [ARG...]
 #
-# KERNEL is 5.10, 6.1 or 6.12 (Debian's kernel packages, fetched by fetch-kernel.sh into
-# build/vm/, or VM_DIR). The guest's root filesystem is this machine's, shared read-only over
-# 9p under a tmpfs overlay: every binary built here and every package installed here is there,
-# and what the guest writes is lost when it stops. The command runs as root in the current
-# directory. KVM does not work in this sandbox: qemu emulates (TCG), about 100x slower than
-# here for bulk data, so tests in guests move little data.
+# KERNEL is 5.10, 5.15, 6.1 or 6.12 (Debian's kernel packages, Ubuntu's for 5.15, fetched by
+# fetch-kernel.sh into build/vm/, or VM_DIR). The guest's root filesystem is this machine's,
+# shared read-only over 9p under a tmpfs overlay: every binary built here and every package
+# installed here is there, and what the guest writes is lost when it stops. The command runs
+# as root in the current directory. KVM does not work in this sandbox: qemu emulates (TCG),
+# about 100x slower than here for bulk data, so tests in guests move little data.
 #
 # With VM_ARCH=s390x the guest is big-endian (Debian's s390x kernel, qemu-system-s390x): its
 # root is a directory of Debian's s390x packages (make-root.sh), this machine's root is
