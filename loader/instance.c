@@ -323,6 +323,8 @@ int fp_instance_create(struct fp_instance *inst, const struct fp_options *opt)
 		       strerror(-err));
 		goto out;
 	}
+	if (!fp_prog_jited(bpf_program__fd(skel->progs.xdp_fastpath)))
+		fp_log(LOG_WARNING, "%s", fp_interpreter_note);
 	if (mkdir(opt->pin_dir, 0700) && errno != EEXIST) {
 		err = -errno;
 		fp_err("cannot create %s: %s", opt->pin_dir, strerror(errno));

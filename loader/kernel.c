@@ -53,6 +53,14 @@ static bool probe_fib_mark(void)
 	return have;
 }
 
+/* 32-bit ARM kernels leave the JIT off unless told (no ARCH_WANT_DEFAULT_BPF_JIT), and a
+ * program loaded then stays in the interpreter. (Whether it is off now cannot be read in
+ * another network namespace than the first, where the tests run: its sysctl is not there.) */
+const char fp_interpreter_note[] =
+	"the datapath runs in the interpreter, several times slower: the BPF JIT was off when it "
+	"was loaded, or could not compile it (sysctl -w net.core.bpf_jit_enable=1, then detach "
+	"and attach again)";
+
 bool fp_prog_jited(int prog_fd)
 {
 	struct bpf_prog_info info = {};

@@ -28,6 +28,8 @@ extern const int fp_nr_kernel_features;
 uint32_t fp_kernel_probe(void);
 /* Whether the program came out of the JIT (not the interpreter). */
 bool fp_prog_jited(int prog_fd);
+/* What attach and status say of a datapath that did not: why, and what to do. */
+extern const char fp_interpreter_note[];
 /* The datapath's clock, calibrated by the probe; all 0 without FP_KERNEL_JIFFIES. */
 struct fp_clock fp_kernel_clock(void);
 

@@ -202,9 +202,11 @@ static void print_flowtable(const struct fp_instance *inst, bool json)
 	}
 }
 
-/* The running kernel, and what the instance does without the features it lacks. */
-static void print_kernel(const struct fp_config *cfg, bool json)
+/* The running kernel, what the instance does without the features it lacks, and whether
+ * its program came out of the JIT. */
+static void print_kernel(const struct fp_instance *inst, const struct fp_config *cfg, bool json)
 {
+	bool jited = fp_prog_jited(inst->prog_fd);
 	struct utsname uts;
 	int missing = 0;
 
@@ -220,7 +222,7 @@ static void print_kernel(const struct fp_config *cfg, bool json)
 			if (!(cfg->kernel & fp_kernel_features[i].bit))
 				printf("%s\"%s\"", missing++ ? ", " : "",
 				       fp_kernel_features[i].name);
-		printf("]}");
+		printf("], \"jited\": %s}", jited ? "true" : "false");
 		return;
 	}
 	printf("kernel      %s", uts.release);
@@ -236,7 +238,9 @@ static void print_kernel(const struct fp_config *cfg, bool json)
 			printf("\n  fallback  no %s: %s", f->what, f->fallback);
 		missing++;
 	}
-	printf("%s\n", missing ? "" : ", every feature used");
+	if (!jited)
+		printf("\n  %s", fp_interpreter_note);
+	printf("%s\n", missing || !jited ? "" : ", every feature used");
 }
 
 /* A veth whose peer turned checksum offload on after attach (attach.c, veth_peer.h). */
@@ -328,14 +332,14 @@ int cmd_status(int argc, char **argv, struct fp_options *opt)
 		print_upper_devices(&inst, true);
 		print_flowtable(&inst, true);
 		print_ipsec(true);
-		print_kernel(&cfg, true);
+		print_kernel(&inst, &cfg, true);
 		printf("}\n");
 		fp_instance_close(&inst);
 		return 0;
 	}
 
 	printf("instance    %s (program id %u)\n", inst.pin_dir, inst.prog_id);
-	print_kernel(&cfg, false);
+	print_kernel(&inst, &cfg, false);
 	printf("interfaces ");
 	for (int i = 0; i < nr_ports; i++) {
 		char name[IF_NAMESIZE], shaper[FP_QDISC_KIND_LEN];

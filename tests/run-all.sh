@@ -4,7 +4,8 @@
 # namespaces (the core again at the tc hook), the sanitized build's tests, and a short fuzzing
 # run (FUZZ_SECONDS per target, default 20), the cross builds for arm64, armhf and s390x
 # (tests/cross/run.sh), and fp-test and the e2e core on the 5.10, 5.15, 6.1 and 6.12 kernels
-# in qemu guests, fp-test also on a big-endian s390x guest (tests/vm/matrix.sh). Needs root.
+# in qemu guests, fp-test also on a big-endian s390x and a 32-bit ARM guest
+# (tests/vm/matrix.sh). Needs root.
 # Ends with "N passed, N failed" over all of them.
 set -u
 cd "$(dirname "$0")/.." || exit 2
@@ -48,7 +49,7 @@ suite "fuzzing: conntrack and rtnetlink messages, the command line (libFuzzer)" 
 	tests/fuzz/run.sh "${FUZZ_SECONDS:-20}"
 suite "router architectures: cross builds for arm64, armhf, s390x (qemu-user for their unit tests)" \
 	tests/cross/run.sh
-suite "the kernels routers and distributions ship: 5.10, 5.15, 6.1, 6.12, and 6.1 big-endian (qemu guests)" \
+suite "the kernels routers ship: 5.10, 5.15, 6.1, 6.12; 6.1 big-endian and 32-bit ARM (qemu guests)" \
 	tests/vm/matrix.sh
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

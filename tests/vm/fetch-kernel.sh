@@ -51,6 +51,9 @@ if [ "$distro" = ubuntu ]; then
 else
 	debian_apt_setup "$arch" "$suite" "$apt_dir"
 	meta=linux-image-$arch
+	# 32-bit ARM's flavour for boards of ARMv7 cores (qemu's virt), without LPAE as
+	# routers' ipq40xx and mvebu kernels.
+	[ "$arch" = armhf ] && meta=linux-image-armmp
 fi
 # The metapackage names this suite's current ABI package (it changes with security updates).
 pkg=$(apt-cache "${apt_opts[@]}" depends "$meta" |

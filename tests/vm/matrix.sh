@@ -4,7 +4,8 @@
 # (tests/vm/run.sh): fp-test on every kernel of VM_KERNELS, and end-to-end tests (the plan
 # below) on those of VM_E2E_KERNELS; fp-test and part of the end-to-end core, cross-built,
 # on a big-endian s390x guest for each of VM_BE_KERNELS (ath79's MIPS routers are
-# big-endian). Ends with "N passed, N failed" over all of them.
+# big-endian) and on a 32-bit ARM guest for each of VM_ARM32_KERNELS. Ends with "N passed,
+# N failed" over all of them.
 #
 #   VM_KERNELS      default "5.10 5.15 6.1 6.12"
 #   VM_BE_KERNELS   default "6.1"; "" skips the big-endian guest
@@ -13,6 +14,11 @@
 #                   BPF: 100000 frames, the default elsewhere, took it five minutes
 #   VM_BE_E2E_TESTS the end-to-end tests there (default: TCP and UDP through masquerade,
 #                   IPv6; the whole core passes, in 11 minutes)
+#   VM_ARM32_KERNELS default "6.1": fp-test and VM_ARM32_E2E_TESTS (default: those of
+#                   the big-endian guest, and the datapath in the interpreter, with the
+#                   JIT off as such kernels have it unless told), cross-built, on a
+#                   32-bit ARM guest (ARMv7, as ipq40xx and mvebu routers) with its JIT
+#                   on; "" skips it
 #   VM_E2E_KERNELS  default "5.10 5.15 6.1 6.12"; "" skips the end-to-end tests
 #   VM_E2E_TESTS    the end-to-end tests to run on each of them (default: the plan below)
 #   VM_E2E_TC_TESTS those to run there again at the tc hook (default: the plan below)
@@ -37,6 +43,8 @@ cd "$(dirname "$0")/../.." || exit 2
 kernels=${VM_KERNELS-5.10 5.15 6.1 6.12}
 be_kernels=${VM_BE_KERNELS-6.1}
 be_e2e_tests=${VM_BE_E2E_TESTS-test_tcp_nat.sh test_udp.sh test_ipv6.sh}
+arm32_kernels=${VM_ARM32_KERNELS-6.1}
+arm32_e2e_tests=${VM_ARM32_E2E_TESTS-test_tcp_nat.sh test_udp.sh test_ipv6.sh test_interpreter.sh}
 export E2E_EMULATED=1 # see tb_share_at_least in tests/e2e/testbed.sh
 e2e_kernels=${VM_E2E_KERNELS-5.10 5.15 6.1 6.12}
 # The plan: every end-to-end test that depends on the kernel runs on one of the old kernels
@@ -148,18 +156,27 @@ guest_accel() { # KERNEL
 for k in $kernels; do
 	VM_ACCEL=$(guest_accel "$k") fptest_guest "$k" "$k" build/fp-test
 done
-for k in $be_kernels; do
-	if ! tests/cross/build.sh s390x >"$log" 2>&1; then
+# fp-test and the end-to-end TESTS, cross-built for ARCH, in a guest of that architecture.
+cross_guest() { # ARCH KERNEL WHAT TESTS...
+	local arch=$1 k=$2 what=$3
+	shift 3
+	if ! tests/cross/build.sh "$arch" >"$log" 2>&1; then
 		tail -n 20 "$log"
-		echo "FAIL - fp-test on $k s390x: the cross build"
+		echo "FAIL - fp-test on $k $arch: the cross build"
 		failed=$((failed + 1))
-		continue
+		return
 	fi
-	FP_FUZZ_ITERATIONS=${FP_FUZZ_ITERATIONS:-${VM_BE_FUZZ_ITERATIONS:-20000}} VM_ARCH=s390x \
-		fptest_guest "$k" "$k s390x, big-endian" build/s390x/fp-test
+	VM_ARCH=$arch fptest_guest "$k" "$k $what" "build/$arch/fp-test"
+	E2E_BUILD=build/$arch VM_ARCH=$arch e2e_guest "$k" "end-to-end tests, $what," "$@"
+}
+for k in $be_kernels; do
 	# shellcheck disable=SC2086 # a list of test names
-	E2E_BUILD=build/s390x VM_ARCH=s390x \
-		e2e_guest "$k" "end-to-end tests, s390x big-endian," $be_e2e_tests
+	FP_FUZZ_ITERATIONS=${FP_FUZZ_ITERATIONS:-${VM_BE_FUZZ_ITERATIONS:-20000}} \
+		cross_guest s390x "$k" "s390x, big-endian" $be_e2e_tests
+done
+for k in $arm32_kernels; do
+	# shellcheck disable=SC2086 # a list of test names
+	cross_guest armhf "$k" "armhf, 32-bit ARM" $arm32_e2e_tests
 done
 for k in $e2e_kernels; do
 	serial=''

@@ -17,11 +17,16 @@
 # under /host there, and the command runs in /host/<current directory>; what it runs must be
 # built for s390x (tests/cross/run.sh).
 #
-# Environment: VM_DIR (build/vm), VM_ARCH (amd64), VM_MEM (3G), VM_CPUS (2), VM_ACCEL
-# (tcg,thread=multi; tcg,thread=single runs the vCPUs in turn, on one thread), VM_TIMEOUT
-# (seconds, 1800), VM_LOG (also write the console to this file), VM_FILL_XDP_DISPATCHER (1:
-# an x86 guest's XDP dispatcher is filled before the command, fill-xdp-dispatcher.sh says
-# why; 0 leaves it, as xdp-swap-lockup.sh needs to show the fault).
+# With VM_ARCH=armhf the guest is 32-bit ARM (Debian's armmp kernel on qemu's virt board,
+# ARMv7 cores), the same way.
+#
+# Environment: VM_DIR (build/vm), VM_ARCH (amd64), VM_BPF_JIT (1: the guest's
+# net.core.bpf_jit_enable; 0 leaves BPF to the interpreter where the kernel lets the JIT be
+# off), VM_MEM (3G), VM_CPUS (2), VM_ACCEL (tcg,thread=multi; tcg,thread=single runs the
+# vCPUs in turn, on one thread), VM_TIMEOUT (seconds, 1800), VM_LOG (also write the console
+# to this file), VM_FILL_XDP_DISPATCHER (1: an x86 guest's XDP dispatcher is filled before
+# the command, fill-xdp-dispatcher.sh says why; 0 leaves it, as xdp-swap-lockup.sh needs to
+# show the fault).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -59,6 +64,8 @@ trap 'exit 130' INT TERM
 		printf 'export %s=%q\n' "$var" "${!var}"
 	done
 	printf 'export FP_VM_KERNEL=%q\n' "$kernel"
+	# Debian's 32-bit ARM kernel leaves its JIT off (the 64-bit ones have it always on).
+	printf 'sysctl -qw net.core.bpf_jit_enable=%q 2>/dev/null\n' "${VM_BPF_JIT:-1}"
 	if [ "$arch" = amd64 ] && [ "${VM_FILL_XDP_DISPATCHER:-1}" = 1 ]; then
 		xdp_obj=$(realpath -m "$here/../../build/xdp_pass.bpf.o")
 		printf '%q %q || echo "run.sh: the XDP dispatcher is not filled" >&2\n' \
@@ -84,8 +91,16 @@ s390x)
 		-virtfs "local,path=$guest_root,mount_tag=guestroot,$share,multidevs=remap")
 	tty=ttysclp0
 	;;
+armhf)
+	# A board of ARMv7 cores, as ipq40xx and mvebu routers have; its PCIe below 4 GiB,
+	# where a kernel without LPAE finds it.
+	# shellcheck disable=SC2054 # qemu's options hold commas
+	machine=(qemu-system-arm -M virt,highmem=off -cpu cortex-a15 -serial stdio
+		-virtfs "local,path=$guest_root,mount_tag=guestroot,$share,multidevs=remap")
+	tty=ttyAMA0
+	;;
 *)
-	echo "tests/vm/run.sh: no guest for VM_ARCH=$arch (amd64 or s390x)" >&2
+	echo "tests/vm/run.sh: no guest for VM_ARCH=$arch (amd64, s390x or armhf)" >&2
 	exit 2
 	;;
 esac
