@@ -1,11 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # Makes the root filesystem of a guest of another architecture than this machine's (the
-# big-endian s390x guest): Debian's packages of that architecture, unpacked (not installed),
-# with what the tests run there: fp-test's iproute2 and ethtool, the end-to-end testbed's
-# tools (nft, conntrack, socat, jq, pv, ping and the usual coreutils, util-linux, procps),
-# busybox for the rest, and the libraries the cross-built programs link. Checks that every
-# library those programs need is there.
+# big-endian s390x guest, the 32-bit ARM one): Debian's packages of that architecture,
+# unpacked (not installed), with what the tests run there: fp-test's iproute2 and ethtool,
+# the end-to-end testbed's tools (nft, conntrack, socat, jq, pv, ping, bpftool and the usual
+# coreutils, util-linux, procps), busybox for the rest, and the libraries the cross-built
+# programs link. Checks that every library those programs need is there.
 #
 #   tests/vm/make-root.sh ARCH DIR
 set -euo pipefail
@@ -24,7 +24,7 @@ packages=(libc6 libgcc-s1 bash libtinfo6 dash busybox-static netbase
 	nftables libnftables1 libnftnl11 libjansson4 libedit2 conntrack
 	socat libssl3 libwrap0 libnsl2 libtirpc3 libgssapi-krb5-2 libkrb5-3 libk5crypto3
 	libcom-err2 libkrb5support0 libkeyutils1
-	jq libjq1 libonig5 pv iputils-ping libidn2-0 libunistring2 kmod libkmod2)
+	jq libjq1 libonig5 pv iputils-ping libidn2-0 libunistring2 kmod libkmod2 bpftool)
 # Made again when this list changes.
 [ "$(cat "$dir/.complete" 2>/dev/null)" = "$arch ${packages[*]}" ] && exit 0
 rm -rf "$dir"
@@ -51,7 +51,7 @@ needs() { readelf -d "$1" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'; 
 missing=0
 todo=()
 for prog in bash dash ip tc ss ethtool nft conntrack socat jq pv ping gawk timeout nsenter pgrep \
-	sysctl kmod; do
+	sysctl kmod bpftool; do
 	found=$(find "$dir/bin" "$dir/sbin" "$dir/usr/bin" "$dir/usr/sbin" -name "$prog" -type f | head -n 1)
 	todo+=("${found:-$dir/missing/$prog}")
 done
