@@ -36,8 +36,9 @@ ubuntu_apt_setup() {
 
 	mkdir -p "$apt_dir/keyring"
 	# apt-helper checks the hash and fails on a mismatch.
-	/usr/lib/apt/apt-helper -qq -o APT::Sandbox::User=root download-file "$mirror/$ubuntu_keyring_deb" \
-		"$apt_dir/keyring/keyring.deb" "SHA256:$ubuntu_keyring_sha256"
+	/usr/lib/apt/apt-helper -qq -o APT::Sandbox::User=root download-file \
+		"$mirror/$ubuntu_keyring_deb" "$apt_dir/keyring/keyring.deb" \
+		"SHA256:$ubuntu_keyring_sha256"
 	dpkg -x "$apt_dir/keyring/keyring.deb" "$apt_dir/keyring"
 	cp "$apt_dir/keyring/usr/share/keyrings/ubuntu-archive-keyring.gpg" "$keyring"
 	rm -rf "$apt_dir/keyring"

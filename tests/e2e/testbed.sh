@@ -386,13 +386,13 @@ tb_attach() { # [extra attach options]
 	fastpath attach r0 r1 --log-file "$TB_TMP/daemon.log" "$@" >"$TB_TMP/attach.out" ||
 		{ cat "$TB_TMP/attach.out" >&2; tb_fail "attach failed"; return 1; }
 }
-# Detaches everything, then attaches r0 and r1 anew: $TB_TMP/LOG.out gets attach's output,
-# $TB_TMP/LOG.log the daemon's log.
+# Detaches everything, then attaches r0 and r1 anew: $TB_TMP/LOG.out gets attach's output
+# and its warnings, $TB_TMP/LOG.log the daemon's log.
 tb_reattach() { # LOG [extra attach options]
 	local log=$1
 	shift
 	fastpath detach >/dev/null 2>&1
-	fastpath attach r0 r1 --log-file "$TB_TMP/$log.log" "$@" >"$TB_TMP/$log.out" ||
+	fastpath attach r0 r1 --log-file "$TB_TMP/$log.log" "$@" >"$TB_TMP/$log.out" 2>&1 ||
 		{ cat "$TB_TMP/$log.out" >&2; tb_fail "attach failed"; return 1; }
 }
 tb_status() { fastpath status --json; }
