@@ -9,7 +9,6 @@
 #include <bpf/bpf_helpers.h>
 
 #define FP_AF_INET 2
-#define FP_EINVAL  22
 
 #ifndef BPF_FIB_LOOKUP_MARK
 #define BPF_FIB_LOOKUP_MARK (1U << 5)
@@ -17,16 +16,19 @@
 
 /*
  * Whether bpf_fib_lookup() takes BPF_FIB_LOOKUP_MARK (Linux 6.10): a kernel that does not
- * know a flag refuses the lookup with -EINVAL before it looks at anything else. Returns 1
- * if it takes it, 0 if not. The lookup itself (from the loopback device, ifindex 1 in every
- * namespace, to 0.0.0.0) finds nothing, which is an answer too.
+ * know a flag refuses the lookup with -EINVAL before it looks at anything else. Returns the
+ * lookup's answer, which the loader compares with -EINVAL: the comparison is not made here,
+ * since 32-bit MIPS's JIT (5.16 on) compiles a 64-bit comparison with a negative constant
+ * wrongly (it adds a register where it means 1), and this one then came out true. The
+ * lookup itself (from the loopback device, ifindex 1 in every namespace, to 0.0.0.0) finds
+ * nothing, which is an answer too.
  */
 SEC("xdp")
 int fp_probe_fib_mark(struct xdp_md *ctx)
 {
 	struct bpf_fib_lookup fib = {.family = FP_AF_INET, .ifindex = 1};
 
-	return bpf_fib_lookup(ctx, &fib, sizeof(fib), BPF_FIB_LOOKUP_MARK) != -FP_EINVAL;
+	return (__u32)bpf_fib_lookup(ctx, &fib, sizeof(fib), BPF_FIB_LOOKUP_MARK);
 }
 
 /*

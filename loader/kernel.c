@@ -35,7 +35,7 @@ const struct fp_kernel_feature fp_kernel_features[] = {
 };
 const int fp_nr_kernel_features = sizeof(fp_kernel_features) / sizeof(fp_kernel_features[0]);
 
-/* Runs the probe program once on a minimal frame; its return value is the answer. */
+/* Runs the probe program once on a minimal frame: its return value is the lookup's. */
 static bool probe_fib_mark(void)
 {
 	LIBBPF_OPTS(bpf_test_run_opts, run);
@@ -48,7 +48,7 @@ static bool probe_fib_mark(void)
 	run.data_in = frame;
 	run.data_size_in = sizeof(frame);
 	if (!bpf_prog_test_run_opts(bpf_program__fd(skel->progs.fp_probe_fib_mark), &run))
-		have = run.retval == 1;
+		have = run.retval != (uint32_t)-EINVAL;
 	probe__destroy(skel);
 	return have;
 }
