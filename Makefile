@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # xdp-fastpath build. `make` builds the binary, `make test` runs every test (root; with
 # `make test-kernels`, the tests on other kernels in qemu guests; `make cross`, the builds for
-# arm64, armhf and s390x),
+# arm64, armhf, mipsel and s390x),
 # `make bench-prog` prints the datapath's per-packet cost, `make install` installs.
 
 CC	?= gcc
@@ -214,8 +214,9 @@ test: $(BIN) $(TEST_BIN) $(UDP_BIN) $(TAP_BIN) $(BENCH_BIN) $(BUILD)/xdp_pass.bp
 test-kernels: $(BIN) $(TEST_BIN) $(UDP_BIN) $(BUILD)/xdp_pass.bpf.o
 	tests/vm/matrix.sh
 
-# The command and fp-test cross-built for arm64, armhf and s390x (build/ARCH), and what of
-# them runs under qemu-user (make test runs it too; s390x's fp-test runs in test-kernels).
+# The command and fp-test cross-built for arm64, armhf, mipsel and s390x (build/ARCH), and
+# what of them runs under qemu-user (make test runs it too; fp-test of s390x, armhf and
+# mipsel runs in test-kernels).
 cross:
 	tests/cross/run.sh
 

@@ -15,7 +15,8 @@ apt-get install -y -qq --no-install-recommends \
 	iproute2 nftables conntrack ethtool iputils-ping procps util-linux \
 	socat jq pv bc iperf3 gnuplot-nox systemd \
 	qemu-system-x86 busybox-static kmod cpio xz-utils ppp pppoe \
-	qemu-system-misc qemu-system-arm qemu-user-static file \
-	gcc-s390x-linux-gnu gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf \
-	libc6-dev-s390x-cross libc6-dev-arm64-cross libc6-dev-armhf-cross >/dev/null
+	qemu-system-misc qemu-system-arm qemu-system-mips qemu-user-static file \
+	gcc-s390x-linux-gnu gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf gcc-mipsel-linux-gnu \
+	libc6-dev-s390x-cross libc6-dev-arm64-cross libc6-dev-armhf-cross \
+	libc6-dev-mipsel-cross >/dev/null
 echo "install-deps.sh: done"

@@ -6,17 +6,18 @@
 # UDP endpoint), and the command line's fuzz target as a replayer with its seed writer. The BPF object in them
 # is in the target's byte order (big-endian for s390x, as for ath79's MIPS).
 #
-#   tests/cross/build.sh ARCH     ARCH: arm64, armhf or s390x
+#   tests/cross/build.sh ARCH     ARCH: arm64, armhf, mipsel or s390x
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-arch=${1:?usage: tests/cross/build.sh arm64|armhf|s390x}
+arch=${1:?usage: tests/cross/build.sh arm64|armhf|mipsel|s390x}
 case "$arch" in
 arm64) triplet=aarch64-linux-gnu ;;
 armhf) triplet=arm-linux-gnueabihf ;;
+mipsel) triplet=mipsel-linux-gnu ;;
 s390x) triplet=s390x-linux-gnu ;;
 *)
-	echo "tests/cross/build.sh: no cross build for '$arch' (arm64, armhf or s390x)" >&2
+	echo "tests/cross/build.sh: no cross build for '$arch' (arm64, armhf, mipsel or s390x)" >&2
 	exit 2
 	;;
 esac

@@ -1,12 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # The router architectures without a router: cross-builds the command and fp-test for arm64,
-# armhf and s390x (tests/cross/build.sh), and runs the tests that need no BPF syscall under
+# armhf, mipsel and s390x (tests/cross/build.sh), and runs the tests that need no BPF syscall under
 # qemu-user, which has none: the daemon's connection table, and the option parser's fuzz
 # seeds and regression inputs with the fuzz target's checks (tests/fuzz/replay.c). The datapath itself runs
-# big-endian in the s390x guest (tests/vm/matrix.sh). Ends with "N passed, N failed".
+# big-endian in the s390x guest, and under 32-bit JITs in the armhf and mipsel guests
+# (tests/vm/matrix.sh). Ends with "N passed, N failed".
 #
-#   tests/cross/run.sh [ARCH...]     default: arm64 armhf s390x
+#   tests/cross/run.sh [ARCH...]     default: arm64 armhf mipsel s390x
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 
@@ -15,11 +16,12 @@ failed=0
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 archs=("$@")
-[ $# -gt 0 ] || archs=(arm64 armhf s390x)
+[ $# -gt 0 ] || archs=(arm64 armhf mipsel s390x)
 for arch in "${archs[@]}"; do
 	case "$arch" in
 	arm64) triplet=aarch64-linux-gnu qemu=qemu-aarch64-static ;;
 	armhf) triplet=arm-linux-gnueabihf qemu=qemu-arm-static ;;
+	mipsel) triplet=mipsel-linux-gnu qemu=qemu-mipsel-static ;;
 	s390x) triplet=s390x-linux-gnu qemu=qemu-s390x-static ;;
 	*)
 		echo "FAIL - no cross build for '$arch'"

@@ -54,6 +54,8 @@ else
 	# 32-bit ARM's flavour for boards of ARMv7 cores (qemu's virt), without LPAE as
 	# routers' ipq40xx and mvebu kernels.
 	[ "$arch" = armhf ] && meta=linux-image-armmp
+	# 32-bit little-endian MIPS (ramips' MT7621 and MT76x8 routers) on qemu's Malta board.
+	[ "$arch" = mipsel ] && meta=linux-image-4kc-malta
 fi
 # The metapackage names this suite's current ABI package (it changes with security updates).
 pkg=$(apt-cache "${apt_opts[@]}" depends "$meta" |

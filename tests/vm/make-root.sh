@@ -13,7 +13,7 @@ set -euo pipefail
 arch=${1:?usage: make-root.sh ARCH DIR}
 dir=$(realpath -m "${2:?usage: make-root.sh ARCH DIR}")
 here=$(cd "$(dirname "$0")" && pwd)
-packages=(libc6 libgcc-s1 bash libtinfo6 dash busybox-static netbase
+packages=(libc6 libgcc-s1 libatomic1 bash libtinfo6 dash busybox-static netbase
 	iproute2 libbsd0 libmd0 libcap2 libxtables12 ethtool
 	libbpf1 libelf1 zlib1g libmnl0 libnetfilter-conntrack3 libnfnetlink0
 	coreutils libacl1 libattr1 libgmp10 libpcre2-8-0 libselinux1 grep sed findutils

@@ -18,7 +18,8 @@
 # built for s390x (tests/cross/run.sh).
 #
 # With VM_ARCH=armhf the guest is 32-bit ARM (Debian's armmp kernel on qemu's virt board,
-# ARMv7 cores), the same way.
+# ARMv7 cores), the same way; with VM_ARCH=mipsel 32-bit little-endian MIPS (Debian's Malta
+# kernel on qemu's Malta board, one 74Kf core and 256 MiB, what that kernel can address).
 #
 # Environment: VM_DIR (build/vm), VM_ARCH (amd64), VM_BPF_JIT (1: the guest's
 # net.core.bpf_jit_enable; 0 leaves BPF to the interpreter where the kernel lets the JIT be
@@ -38,6 +39,9 @@ shift
 }
 vm_dir=$(realpath -m "${VM_DIR:-$here/../../build/vm}")
 arch=${VM_ARCH:-amd64}
+mem=${VM_MEM:-3G} cpus=${VM_CPUS:-2}
+# Malta's kernel has no high memory, and the board runs one core unless it is a multi-threaded one.
+[ "$arch" = mipsel ] && mem=${VM_MEM:-256M} cpus=${VM_CPUS:-1}
 export VM_ARCH=$arch
 "$here/fetch-kernel.sh" "$kernel" "$vm_dir"
 kdir=$vm_dir/$kernel
@@ -99,14 +103,22 @@ armhf)
 		-virtfs "local,path=$guest_root,mount_tag=guestroot,$share,multidevs=remap")
 	tty=ttyAMA0
 	;;
+mipsel)
+	# A MIPS32r2 core as ath79's and ramips' routers have (74Kc; this one with an FPU, which
+	# Debian's mipsel userland is built for).
+	# shellcheck disable=SC2054 # qemu's options hold commas
+	machine=(qemu-system-mipsel -M malta -cpu 74Kf -serial stdio
+		-virtfs "local,path=$guest_root,mount_tag=guestroot,$share,multidevs=remap")
+	tty=ttyS0
+	;;
 *)
-	echo "tests/vm/run.sh: no guest for VM_ARCH=$arch (amd64, s390x or armhf)" >&2
+	echo "tests/vm/run.sh: no guest for VM_ARCH=$arch (amd64, s390x, armhf or mipsel)" >&2
 	exit 2
 	;;
 esac
 set +e
 timeout --foreground -k 10 "$timeout_s" "${machine[@]}" \
-	-accel "${VM_ACCEL:-tcg,thread=multi}" -smp "${VM_CPUS:-2}" -m "${VM_MEM:-3G}" \
+	-accel "${VM_ACCEL:-tcg,thread=multi}" -smp "$cpus" -m "$mem" \
 	-no-reboot -nodefaults -display none -monitor none \
 	-kernel "$kdir/vmlinuz" -initrd "$initrd" \
 	-append "console=$tty quiet loglevel=1 panic=-1 fp_release=$release fp_cmd=$host_prefix$work/cmd" \
