@@ -23,15 +23,6 @@ static const struct command commands[] = {
 	{"stats", cmd_stats},	{"flows", cmd_flows},	{"flush", cmd_flush},
 };
 
-static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	if (level == LIBBPF_DEBUG && fp_log_level < LOG_DEBUG)
-		return 0;
-	if (level == LIBBPF_INFO && fp_log_level < LOG_INFO)
-		return 0;
-	return vfprintf(stderr, fmt, ap);
-}
-
 int main(int argc, char **argv)
 {
 	struct fp_options opt;
@@ -42,7 +33,7 @@ int main(int argc, char **argv)
 	if (first == FP_PARSE_ERROR)
 		return 2;
 	fp_log_level = opt.verbose >= 2 ? LOG_DEBUG : opt.verbose ? LOG_INFO : LOG_NOTICE;
-	libbpf_set_print(libbpf_print);
+	libbpf_set_print(fp_libbpf_print);
 
 	if (first >= argc) {
 		fp_usage(stderr);

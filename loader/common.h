@@ -4,10 +4,13 @@
 #ifndef FP_LOADER_COMMON_H
 #define FP_LOADER_COMMON_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <limits.h>
 #include <stddef.h>
+
+#include <bpf/libbpf.h>
 
 #include "xdp_fastpath.h"
 
@@ -56,6 +59,8 @@ void fp_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void fp_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 extern int fp_log_level; /* LOG_* of syslog.h; messages above it are dropped */
 extern bool fp_log_to_syslog;
+/* libbpf's messages, by fp_log_level, without its noise (util.c): libbpf_set_print()'s. */
+int fp_libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap);
 
 uint64_t fp_now_ns(void); /* CLOCK_MONOTONIC_COARSE: within a tick of the datapath's */
 /* now - then, or 0 if then is later: the datapath stamps packets while we read the clock. */

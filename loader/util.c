@@ -72,6 +72,37 @@ void fp_log(int level, const char *fmt, ...)
 	va_end(ap);
 }
 
+/*
+ * libbpf warns of every attribute it finds twice in a netlink message. On architectures
+ * without efficient unaligned access (MIPS: most routers) the kernel pads each 64-bit
+ * attribute of a link with an IFLA_PAD (42) before it, so every bpf_xdp_query() there
+ * warned four times, in attach, status and the daemon's log. The padding means nothing.
+ */
+static bool libbpf_noise(const char *fmt, va_list ap)
+{
+	static const char pad[] = "libbpf: Attribute of type 0x2a found multiple times";
+	char text[sizeof(pad)];
+	va_list copy;
+
+	if (!strstr(fmt, "found multiple times"))
+		return false;
+	va_copy(copy, ap);
+	vsnprintf(text, sizeof(text), fmt, copy);
+	va_end(copy);
+	return !strcmp(text, pad);
+}
+
+int fp_libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_DEBUG && fp_log_level < LOG_DEBUG)
+		return 0;
+	if (level == LIBBPF_INFO && fp_log_level < LOG_INFO)
+		return 0;
+	if (libbpf_noise(fmt, ap))
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
 uint64_t fp_now_ns(void)
 {
 	struct timespec ts;
