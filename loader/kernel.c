@@ -53,8 +53,8 @@ static bool probe_fib_mark(void)
 	return have;
 }
 
-/* 32-bit ARM kernels leave the JIT off unless told (no ARCH_WANT_DEFAULT_BPF_JIT), and a
- * program loaded then stays in the interpreter. (Whether it is off now cannot be read in
+/* 32-bit ARM and MIPS kernels leave the JIT off unless told (no ARCH_WANT_DEFAULT_BPF_JIT),
+ * and a program loaded then stays in the interpreter. (Whether it is off now cannot be read in
  * another network namespace than the first, where the tests run: its sysctl is not there.) */
 const char fp_interpreter_note[] =
 	"the datapath runs in the interpreter, several times slower: the BPF JIT was off when it "

@@ -1,10 +1,11 @@
 #!/bin/bash
-# The BPF JIT off, as 32-bit ARM kernels (ipq40xx, mvebu, bcm53xx routers) leave it unless
-# told: the datapath runs in the interpreter. It must still carry connections, byte-exact,
-# without the 64-bit atomics the interpreter has crashed 32-bit ARM kernels with; attach
-# and status say it is in the interpreter and how to leave it; loaded again with the JIT
-# on, it is compiled. Needs a kernel that lets the JIT be turned off (not this project's
-# own machine's, whose JIT is always on): the kernel matrix runs it in the 32-bit ARM guest.
+# The BPF JIT off, as 32-bit ARM and MIPS kernels (ipq40xx, mvebu, ath79, ramips routers)
+# leave it unless told: the datapath runs in the interpreter. It must still carry
+# connections, byte-exact, without the 64-bit atomics the interpreter has crashed 32-bit ARM
+# kernels with; attach and status say it is in the interpreter and how to leave it; loaded
+# again with the JIT on, it is compiled. Needs a kernel that lets the JIT be turned off (not
+# this project's own machine's, whose JIT is always on): the kernel matrix runs it in the
+# 32-bit ARM and MIPS guests.
 . "$(dirname "$0")/testbed.sh"
 tb_setup
 jit=/proc/sys/net/core/bpf_jit_enable

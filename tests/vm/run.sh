@@ -68,7 +68,8 @@ trap 'exit 130' INT TERM
 		printf 'export %s=%q\n' "$var" "${!var}"
 	done
 	printf 'export FP_VM_KERNEL=%q\n' "$kernel"
-	# Debian's 32-bit ARM kernel leaves its JIT off (the 64-bit ones have it always on).
+	# Debian's 32-bit ARM and MIPS kernels leave their JIT off (the 64-bit ones have it
+	# always on).
 	printf 'sysctl -qw net.core.bpf_jit_enable=%q 2>/dev/null\n' "${VM_BPF_JIT:-1}"
 	if [ "$arch" = amd64 ] && [ "${VM_FILL_XDP_DISPATCHER:-1}" = 1 ]; then
 		xdp_obj=$(realpath -m "$here/../../build/xdp_pass.bpf.o")
