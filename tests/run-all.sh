@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # make test: the datapath tests (BPF_PROG_TEST_RUN, fp-test), the end-to-end tests in network
 # namespaces (the core again at the tc hook), the sanitized build's tests, and a short fuzzing
-# run (FUZZ_SECONDS per target, default 20), the cross builds for arm64, armhf and s390x
-# (tests/cross/run.sh), and fp-test and the e2e core on the 5.10, 5.15, 6.1 and 6.12 kernels
-# in qemu guests, fp-test also on a big-endian s390x and a 32-bit ARM guest
-# (tests/vm/matrix.sh). Needs root.
+# run (FUZZ_SECONDS per target, default 20), the cross builds for arm64, armhf, mipsel and
+# s390x (tests/cross/run.sh), and fp-test and the e2e core on the 5.10, 5.15, 6.1 and 6.12
+# kernels in qemu guests, fp-test also on a big-endian s390x, a 32-bit ARM and a 32-bit MIPS
+# guest (tests/vm/matrix.sh). Needs root.
 # Ends with "N passed, N failed" over all of them.
 set -u
 cd "$(dirname "$0")/.." || exit 2
@@ -47,9 +47,9 @@ suite "the end-to-end core at the tc hook (--mode tc)" \
 suite "the userspace under ASan, UBSan and LSan (build/san)" tests/run-sanitized.sh
 suite "fuzzing: conntrack and rtnetlink messages, the command line (libFuzzer)" \
 	tests/fuzz/run.sh "${FUZZ_SECONDS:-20}"
-suite "router architectures: cross builds for arm64, armhf, s390x (qemu-user for their unit tests)" \
+suite "router architectures: cross builds for arm64, armhf, mipsel, s390x (qemu-user for their unit tests)" \
 	tests/cross/run.sh
-suite "the kernels routers ship: 5.10, 5.15, 6.1, 6.12; 6.1 big-endian and 32-bit ARM (qemu guests)" \
+suite "the kernels routers ship: 5.10, 5.15, 6.1, 6.12; 6.1 big-endian, 32-bit ARM and MIPS (qemu guests)" \
 	tests/vm/matrix.sh
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]
