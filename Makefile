@@ -81,23 +81,34 @@ all: $(BIN) $(UDP_BIN) $(TAP_BIN) $(BUILD)/xdp_pass.bpf.o
 $(BUILD)/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS) | $(BUILD)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
-# Both byte orders of the datapath compile: the big-endian one is what ath79's routers
-# load. Compiled and checked for its byte order here; running it needs a big-endian kernel.
-bpf-byte-orders: $(BUILD)/bpfel/xdp_fastpath.bpf.o $(BUILD)/bpfeb/xdp_fastpath.bpf.o
+# Both byte orders of the datapath and the probes compile: the big-endian ones are what
+# ath79's routers load. Compiled and checked for their byte order here; running them needs a
+# big-endian kernel.
+bpf-byte-orders: $(foreach o,bpfel bpfeb,$(BUILD)/$(o)/xdp_fastpath.bpf.o $(BUILD)/$(o)/probe.bpf.o)
+
+# What the 32-bit JITs of routers' kernels cannot take, in either byte order's object: a
+# division (32-bit ARM's JIT compiles none before Linux 6.7, and the program would run in
+# the interpreter there), and a 64-bit == or != with a negative constant (32-bit MIPS's JIT,
+# 5.16 on, compiles it wrongly: README, "Architectures").
+define check_32bit_jits
+	@if $(LLVM_OBJDUMP) -d $@ | grep -E ' s?[/%]= '; then \
+		echo "$@: a division, which 32-bit ARM's JIT cannot compile" >&2; rm $@; exit 1; fi
+	@if $(LLVM_OBJDUMP) -d $@ | grep -E 'if r[0-9]+ [!=]= -[0-9]'; then \
+		echo "$@: a 64-bit == or != with a negative constant, which 32-bit MIPS's JIT" \
+			"compiles wrongly (compare 32 bits, or with a register)" >&2; rm $@; exit 1; fi
+endef
 
 $(BUILD)/bpfel/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS)
 	@mkdir -p $(dir $@)
 	$(CLANG) -target bpfel $(filter-out -target $(BPF_TARGET),$(BPF_CFLAGS)) -c $< -o $@
 	readelf -h $@ | grep -q 'little endian'
-	@# No division: 32-bit ARM's JIT compiles none before Linux 6.7, and the program
-	@# would run in the interpreter there.
-	@if $(LLVM_OBJDUMP) -d $@ | grep -E ' s?[/%]= '; then \
-		echo "$@: a division, which 32-bit ARM's JIT cannot compile" >&2; rm $@; exit 1; fi
+	$(check_32bit_jits)
 
 $(BUILD)/bpfeb/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS)
 	@mkdir -p $(dir $@)
 	$(CLANG) -target bpfeb $(filter-out -target $(BPF_TARGET),$(BPF_CFLAGS)) -c $< -o $@
 	readelf -h $@ | grep -q 'big endian'
+	$(check_32bit_jits)
 
 # Kept after the build: make would delete them as intermediates, and every later make would
 # then rebuild the skeletons and everything that includes them.

@@ -3,7 +3,7 @@
  * fp-test: the datapath tests. Needs root; runs in a network namespace of its own.
  *   fp-test                 every suite
  *   fp-test --suite NAME    datapath | differential | attach | conntable | slottable |
- *                           topology | veth | ipsec | clock | objects
+ *                           topology | veth | ipsec | clock
  *   fp-test --bench [OBJ]   per-packet cost, stage by stage (BPF_PROG_TEST_RUN repeat),
  *                           and that of make bench's ceiling program if given its object
  * FP_FUZZ_ITERATIONS and FP_FUZZ_SEED tune the randomized test. The conntable and slottable
@@ -35,7 +35,7 @@ int main(int argc, char **argv)
 	} else if (argc != 1) {
 		fprintf(stderr, "usage: fp-test [--suite "
 				"datapath|differential|attach|conntable|slottable|topology|veth|"
-				"ipsec|clock|objects] "
+				"ipsec|clock] "
 				"[--bench [build/bench.bpf.o]]\n");
 		return 2;
 	}
@@ -84,8 +84,6 @@ int main(int argc, char **argv)
 		test_ipsec();
 	if (!suite || !strcmp(suite, "clock"))
 		test_clock();
-	if (!suite || !strcmp(suite, "objects"))
-		test_bpf_objects();
 	fx_teardown();
 
 	printf("fp-test: %d passed, %d failed\n", tl_passed, tl_failed);

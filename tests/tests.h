@@ -12,7 +12,6 @@ void test_topology(void);
 void test_veth_peer(void);
 void test_ipsec(void);
 void test_clock(void);
-void test_bpf_objects(void);
 /* make bench-prog; @ceiling_obj: build/bench.bpf.o, for the ceiling's line (NULL: none). */
 void prog_cost(const char *ceiling_obj);
 
