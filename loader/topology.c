@@ -22,11 +22,13 @@
  * kernel. A bridge with VLAN filtering, stacked VLANs and 802.1ad stay in the kernel.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
 #include <time.h>
+#include <unistd.h>
 #include <arpa/inet.h>
 #include <net/if.h>
 #include <libmnl/libmnl.h>
@@ -920,6 +922,29 @@ bool topology_pppoe_above(int port, bool vlans)
 	return false;
 }
 
+bool topology_dsa_conduit(const char *sysfs_net, int ifindex)
+{
+	char name[IF_NAMESIZE], path[PATH_MAX];
+	unsigned int sysfs_ifindex = 0;
+	FILE *f;
+
+	if (!if_indextoname(ifindex, name))
+		return false;
+	/* The sysfs of another network namespace (mounted before a setns) names its own
+	 * devices: only one whose ifindex matches is this one. */
+	snprintf(path, sizeof(path), "%s/%s/ifindex", sysfs_net, name);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	if (fscanf(f, "%u", &sysfs_ifindex) != 1)
+		sysfs_ifindex = 0;
+	fclose(f);
+	if (sysfs_ifindex != (unsigned int)ifindex)
+		return false;
+	snprintf(path, sizeof(path), "%s/%s/dsa/tagging", sysfs_net, name);
+	return access(path, F_OK) == 0;
+}
+
 int topology_not_a_port(int ifindex, const char **why)
 {
 	struct link l = {.type = ARPHRD_ETHER};
@@ -944,5 +969,13 @@ int topology_not_a_port(int ifindex, const char **why)
 	else if (l.type != ARPHRD_ETHER)
 		*why = "not an Ethernet port (an IP tunnel or another link without Ethernet "
 		       "headers): its connections stay with the kernel";
+	/*
+	 * A DSA switch's conduit (eth0 of an MT7621 or most other switched routers) carries
+	 * every port's frames with the switch's tag in them, which the datapath does not
+	 * parse: it would run on every frame and forward none.
+	 */
+	else if (!ret && topology_dsa_conduit(FP_SYSFS_NET, ifindex))
+		*why = "a DSA switch's conduit, whose frames carry the switch's tags: attach to "
+		       "the switch's ports instead (those 'ip link' shows as name@conduit)";
 	return ret;
 }

@@ -12,6 +12,7 @@ struct mnl_socket;
 struct topo_maps;
 
 #define FP_PPPOE_PROC "/proc/net/pppoe"
+#define FP_SYSFS_NET  "/sys/class/net"
 
 struct fp_topology {
 	struct mnl_socket *nl;
@@ -55,11 +56,15 @@ bool topology_upper_on_port(const struct fp_topology *t, uint32_t upper, uint32_
 
 /*
  * Whether ifindex is not an Ethernet port the datapath can be attached to: a device above
- * ports (a bridge, a VLAN, a ppp device) or a link without Ethernet headers (a tun,
- * WireGuard, an IP tunnel, loopback). *why says so and what to attach to instead, or is
- * NULL. 0 or -errno.
+ * ports (a bridge, a VLAN, a ppp device), a link without Ethernet headers (a tun,
+ * WireGuard, an IP tunnel, loopback) or a DSA switch's conduit. *why says so and what to
+ * attach to instead, or is NULL. 0 or -errno.
  */
 int topology_not_a_port(int ifindex, const char **why);
+
+/* Whether ifindex is a DSA switch's conduit (its CPU port): @sysfs_net (FP_SYSFS_NET) has
+ * dsa/tagging under it, and names the device by this ifindex. */
+bool topology_dsa_conduit(const char *sysfs_net, int ifindex);
 
 /* Whether a PPPoE session runs over @port, or with @vlans over an 802.1Q device on it
  * (FP_PPPOE_PROC). */

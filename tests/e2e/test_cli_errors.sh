@@ -15,6 +15,34 @@ ip -n "$TB_RTR" link add brx type bridge
 check "a bridge, not its ports" tb_expect_error 1 "brx is a bridge: attach to its ports instead" \
 	fastpath attach r0 brx
 check "... changes nothing" tb_nothing_attached
+# A DSA switch's conduit (no kernel here has a DSA switch: dsa_loop is not built): x2 is
+# made one in a mount namespace of its own, where the router's sysfs has dsa/tagging under
+# it as a conduit's has. The same marker where sysfs names another device by x2's name
+# (a sysfs of another network namespace) is not x2's.
+ip -n "$TB_RTR" link add x2 type veth peer name x3
+fake_conduit() {
+	local ifindex=$1 dev=/sys/devices/virtual/net/x2
+	shift
+	# shellcheck disable=SC2016 # the script's own arguments
+	nsenter --net=/run/netns/"$TB_RTR" unshare --mount --propagation private sh -euc '
+		mount -t sysfs sysfs /sys
+		mount -t tmpfs fake-dsa "$1"
+		mkdir "$1/dsa"
+		echo mtk >"$1/dsa/tagging"
+		echo "$2" >"$1/ifindex"
+		shift 2
+		exec "$@"' sh "$dev" "$ifindex" "$FASTPATH_BIN" --pin-dir "$TB_PIN" "$@"
+}
+x2_ifindex=$(ip -n "$TB_RTR" -o link show x2 | cut -d: -f1)
+check "a DSA switch's conduit, not its ports" \
+	tb_expect_error 1 "x2 is a DSA switch's conduit, whose frames carry the switch's tags: attach to the switch's ports" \
+	fake_conduit "$x2_ifindex" attach r0 x2
+check "... changes nothing" tb_nothing_attached
+# Past the check of ports, to the next one (x2's veth peer takes no XDP frames).
+check "... a conduit's marker under another ifindex is not x2's" \
+	tb_expect_error 1 "x2 cannot take redirected XDP frames" \
+	fake_conduit $((x2_ifindex + 1000)) attach r0 x2 --mode native
+check "... changes nothing" tb_nothing_attached
 ip -n "$TB_RTR" link add x0 type veth peer name x1
 ip -n "$TB_RTR" link set x0 up
 ip -n "$TB_RTR" link set x1 up
