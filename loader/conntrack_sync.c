@@ -15,7 +15,16 @@
  * - An overrun (ENOBUFS) means events were lost: grow the socket buffer and dump again;
  *   records the dump did not see (older generation) are removed.
  * - Each scan refreshes the conntrack timeout of connections the fastpath carried, removes
- *   those the datapath marked closing, and those idle past conntrack's own timeout.
+ *   those the datapath marked closing, and those idle past conntrack's own timeout. The
+ *   IPv4 table is sized for --flows (8 MiB at the default), and a router mostly holds far
+ *   fewer: while at most 1/TABLE4_SPARSE of its slots are taken, a scan reads each
+ *   record's entries where their keys' hashes put them rather than walk the table (a
+ *   cache miss each, where the walk streams it: cheaper only while they are few, as
+ *   docs/bench/2026-12-05-scan measured). The whole table is walked all the same at the
+ *   first scan, after a resync or a change of ports (another process may have deleted
+ *   entries: flush, detach), and every TABLE4_WALK_SCANS scans: that walk alone removes
+ *   entries no record names (a daemon that died left them), reclaims slots a process
+ *   that died left DELETED, and recounts the entries.
  * - The kernel gives a conntrack entry its event extension only if a listener existed when
  *   the entry was created (nf_conntrack_events=2, the default): entries older than the daemon
  *   never report their end. Those found by the first dump are "polled": conntrack is asked
@@ -46,12 +55,15 @@
 #include "flowmap.h"
 #include "options.h"
 #include "route_watch.h"
+#include "slottable.h"
 
 #define EVENT_RCVBUF_MAX (FP_MAX_EVENT_BUFFER_MIB << 20)
 #define DUMP_RCVBUF	 (4 << 20)
 #define RECV_BUF_SIZE	 (MNL_SOCKET_BUFFER_SIZE * 16)
 #define REFRESH_MAX_S	 60   /* refresh an active entry at least this often */
 #define POLL_BUDGET	 1024 /* conntrack GETs per scan for polled entries */
+#define TABLE4_WALK_SCANS 64   /* scans between two walks of the whole IPv4 table, at most */
+#define TABLE4_SPARSE	  64   /* entries in at most 1/this of the slots: read by record */
 
 static struct mnl_socket *ct_socket(unsigned int groups)
 {
@@ -84,6 +96,7 @@ int ctsync_open(struct fp_ctsync *cs, const struct fp_instance *inst, const stru
 	cs->ports.allow_shaping = opt->allow_shaping;
 	cs->ports.errors = &state->errors;
 	cs->rcvbuf = opt->event_buffer;
+	cs->walk4_due = true;
 	cs->buf = malloc(RECV_BUF_SIZE);
 	if (!cs->buf || conntable_init(&cs->table))
 		return -ENOMEM;
@@ -426,6 +439,7 @@ int ctsync_resync(struct fp_ctsync *cs)
 	cs->dump_gen++;
 	ctsync_read_ports(cs);
 	cs->resync_needed = false;
+	cs->walk4_due = true; /* after a flush, say: its deletes are not counted here */
 	/* Until NLMSG_DONE; a dump cut short must not reap what it did not get to. */
 	err = fp_nl_request(cs->dump, nlh, cs->buf, RECV_BUF_SIZE, ct_message_cb, cs);
 	if (err) {
@@ -526,6 +540,27 @@ static void conn_complete(struct fp_ctsync *cs, struct fp_conn *c)
 	}
 }
 
+/* What a scan learns from a flow entry of record @c's direction @dir. */
+static void scan_entry(struct scan_ctx *sc, struct fp_conn *c, int dir, int family,
+		       const union fp_flow_key *key, const union fp_flow_value *value)
+{
+	const struct fp_flow_meta *meta = family == AF_INET ? &value->v4.meta : &value->v6.meta;
+
+	if (fp_flow_closing(family, key, value))
+		c->doomed = 1;
+	/* A new stamp since the last scan: a packet, as old as the stamp says. Only then,
+	 * as a stamp left alone wraps round to look new every 274 s. */
+	if (meta->last_seen != c->seen_stamp[dir]) {
+		uint64_t age_ns = fp_stamp_age_ns(sc->now, meta->last_seen);
+		uint32_t last_s = sc->now > age_ns ? (sc->now - age_ns) / NSEC : 0;
+
+		c->seen_stamp[dir] = meta->last_seen;
+		if (last_s > c->last_active_s)
+			c->last_active_s = last_s;
+	}
+}
+
+/* A walk's entry: the record it belongs to, if any. */
 static int scan_flow(int family, const union fp_flow_key *key, const union fp_flow_value *value,
 		     void *arg)
 {
@@ -543,19 +578,27 @@ static int scan_flow(int family, const union fp_flow_key *key, const union fp_fl
 		fp_flow_delete(sc->cs->inst, family, key, meta->flags & FP_FLOW_MARK);
 		return 0;
 	}
-	if (fp_flow_closing(family, key, value))
-		c->doomed = 1;
-	/* A new stamp since the last scan: a packet, as old as the stamp says. Only then,
-	 * as a stamp left alone wraps round to look new every 274 s. */
-	if (meta->last_seen != c->seen_stamp[dir]) {
-		uint64_t age_ns = fp_stamp_age_ns(sc->now, meta->last_seen);
-		uint32_t last_s = sc->now > age_ns ? (sc->now - age_ns) / NSEC : 0;
-
-		c->seen_stamp[dir] = meta->last_seen;
-		if (last_s > c->last_active_s)
-			c->last_active_s = last_s;
-	}
+	scan_entry(sc, c, dir, family, key, value);
 	return 0;
+}
+
+/* An IPv4 record's entries, read where their keys' hashes put them. */
+static void scan_flows4_of(struct fp_conn *c, void *arg)
+{
+	struct scan_ctx *sc = arg;
+
+	if (c->family != AF_INET)
+		return;
+	for (int dir = 0; dir < 2; dir++) {
+		union fp_flow_key key;
+		union fp_flow_value value;
+
+		if (!c->ingress[dir])
+			continue;
+		conn_flow(c, dir, &key, &value);
+		if (fp_flow4_read(sc->cs->inst, &key, &value) == 0)
+			scan_entry(sc, c, dir, AF_INET, &key, &value);
+	}
 }
 
 static void scan_conn(struct fp_conn *c, void *arg)
@@ -610,6 +653,13 @@ static void scan_conn(struct fp_conn *c, void *arg)
 	}
 }
 
+/* Whether so few slots are taken that reading each record's entries costs less than a
+ * walk of the table. */
+static bool table4_sparse(const struct fp_slots *t)
+{
+	return t && (uint64_t)t->used * TABLE4_SPARSE <= (uint64_t)t->mask + 1;
+}
+
 void ctsync_scan(struct fp_ctsync *cs, uint64_t now_ns)
 {
 	struct scan_ctx sc = {.cs = cs, .now = now_ns};
@@ -619,7 +669,17 @@ void ctsync_scan(struct fp_ctsync *cs, uint64_t now_ns)
 	sc.poll_stride = cs->polled / POLL_BUDGET + 1;
 	cs->scans++;
 	fp_ct_timeouts_read(&cs->timeouts);
-	fp_flows_walk(cs->inst, AF_INET, scan_flow, &sc);
+	if (sc.complete || !table4_sparse(cs->inst->slots4) ||
+	    ++cs->scans_since_walk4 >= TABLE4_WALK_SCANS)
+		cs->walk4_due = true;
+	if (cs->walk4_due) {
+		fp_flows_walk(cs->inst, AF_INET, scan_flow, &sc);
+		cs->walk4_due = false;
+		cs->scans_since_walk4 = 0;
+	} else {
+		conntable_walk(&cs->table, scan_flows4_of, &sc);
+	}
+	/* IPv6's hash map is walked by batches of its entries: a walk costs what they do. */
 	fp_flows_walk(cs->inst, AF_INET6, scan_flow, &sc);
 	sc.now = fp_now_ns(); /* after the walk: no last-seen time read in it is later */
 	conntable_walk(&cs->table, scan_conn, &sc);

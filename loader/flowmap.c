@@ -227,6 +227,23 @@ void fp_flows_forget_next_hops(const struct fp_instance *inst, uint32_t gen)
 	fp_flows_walk(inst, AF_INET6, forget_next_hop6, &fc);
 }
 
+int fp_flow4_read(const struct fp_instance *inst, union fp_flow_key *key,
+		  union fp_flow_value *value)
+{
+	int64_t index = inst->slots4 ? fp_slots_find(inst->slots4, &key->v4) : -EBADF;
+	const struct fp_slot4 *slot;
+
+	if (index < 0)
+		return index;
+	slot = &inst->slots4->slot[index];
+	/* Acquire, as a walk reads it: the entry is read after its state says it is live. */
+	key->v4.state = __atomic_load_n(&slot->key.state, __ATOMIC_ACQUIRE);
+	if (!(key->v4.state & FP_SLOT_LIVE))
+		return -ENOENT; /* RESERVED: being written, live at the next sync */
+	value->v4 = slot->flow;
+	return 0;
+}
+
 bool fp_flow_closing(int family, const union fp_flow_key *key, const union fp_flow_value *value)
 {
 	return (family == AF_INET ? key->v4.state : value->v6.state) & FP_SLOT_CLOSING;

@@ -51,19 +51,15 @@ said_late() { grep -q 'heartbeats [0-9.]* s apart' "$TB_TMP/daemon.log"; }
 check "a daemon held up 4 s says its heartbeats were late" tb_wait 3 said_late
 
 # 3. A clean stop (SIGTERM) returns every connection to the kernel and empties the maps in
-# batches: its connections' entries, and a flow and a mark left by a daemon that died (scans
-# remove such a flow; nothing else would remove such a mark).
+# batches: its connections' entries, and a flow and a mark left by a daemon that died (the
+# scans' walks of the table remove such a flow, test_scan; nothing else would such a mark).
 tb_udp_server 6000
 tb_udp_conversation 198.19.2.2 6000 "$TB_TMP/conversation.out"
 offloaded() { eq "$(tb_flow_entries)" 2; }
 check "a UDP conversation is offloaded" tb_wait 10 offloaded
-# 198.18.0.99:12345 -> 198.19.0.99:53, UDP, in on ifindex 255 (host byte order), in the
-# table's last slot (511, little-endian), LIVE (its key's last byte): a walk finds it.
-orphan="198 18 0 99 198 19 0 99 0x30 0x39 0 53 255 0 17"
-orphan_slot="0xff 0x01 0 0"
-bpftool map update pinned "$TB_PIN/fp_marks4" key $orphan 0 value 1 0 0 0
-bpftool map update pinned "$TB_PIN/fp_flows4" key $orphan_slot \
-	value $orphan 0x80 $(printf '0 %.0s' $(seq 48))
+# In the table's last slot (511), and its mark.
+bpftool map update pinned "$TB_PIN/fp_marks4" key $TB_ORPHAN_KEY 0 value 1 0 0 0
+tb_put_orphan 511
 # Entries of a map; of fp_flows4, an array of slots, the LIVE ones.
 entries() {
 	bpftool -j map dump pinned "$TB_PIN/$1" |
@@ -114,14 +110,10 @@ bpftool map update pinned "$TB_PIN/fp_flows4" key $(jq -r '.key | join(" ")' <<<
 check "the entry now SNATs to 198.19.2.99" eq "$(snat_address)" "0xc6 0x13 0x02 0x63"
 # And an entry for a connection conntrack does not have: gone once the daemon is ready,
 # before its heartbeat lets the datapath use the maps again.
-bpftool map update pinned "$TB_PIN/fp_flows4" key $orphan_slot \
-	value $orphan 0x80 $(printf '0 %.0s' $(seq 48))
+tb_put_orphan 511
 check "attach restarts the daemon" tb_attach
-orphan_gone() {
-	! bpftool -j map lookup pinned "$TB_PIN/fp_flows4" key $orphan_slot |
-		jq -e '.value[15] | test("^0x[89a-f]")' >/dev/null
-}
-check "the entry of a connection conntrack does not have is gone when attach returns" orphan_gone
+check "the entry of a connection conntrack does not have is gone when attach returns" \
+	tb_orphan_gone 511
 replaced() { eq "$(snat_address)" "$wan"; }
 check "the new daemon replaced the entry: it SNATs to the WAN address again" tb_wait 5 replaced
 # Echoes come back: the server got requests from the right address. (Through the entry

@@ -407,6 +407,22 @@ tb_tc_prog_id() {
 	bpftool prog show pinned "$TB_PIN/xdp_fastpath_tc" 2>/dev/null | awk -F: 'NR == 1 { print $1 }'
 }
 tb_flow_entries() { tb_status | jq '.flows_ipv4 + .flows_ipv6'; }
+# An IPv4 flow key no connection has: 198.18.0.99:12345 -> 198.19.0.99:53, UDP, in on
+# ifindex 255 (host byte order), as fp_marks4 has keys (bytes for bpftool).
+TB_ORPHAN_KEY="198 18 0 99 198 19 0 99 0x30 0x39 0 53 255 0 17"
+# Writes that key into fp_flows4's slot SLOT as a LIVE entry (its key's last byte), as a
+# daemon that died would leave it; a walk of the table finds it wherever it lies.
+tb_put_orphan() { # SLOT
+	# shellcheck disable=SC2046,SC2086 # byte lists, split into bpftool's arguments
+	bpftool map update pinned "$TB_PIN/fp_flows4" key $(tb_le32 "$1") \
+		value $TB_ORPHAN_KEY 0x80 $(printf '0 %.0s' $(seq 48))
+}
+tb_orphan_gone() { # SLOT: not LIVE any more
+	# shellcheck disable=SC2046
+	! bpftool -j map lookup pinned "$TB_PIN/fp_flows4" key $(tb_le32 "$1") |
+		jq -e '.value[15] | test("^0x[89a-f]")' >/dev/null
+}
+tb_le32() { printf '%d %d %d %d' $(($1 & 255)) $(($1 >> 8 & 255)) $(($1 >> 16 & 255)) $(($1 >> 24)); }
 # The flows of the connection to or from ADDR:PORT, "in out FIELD" each (FIELD: a field of
 # flows --json, e.g. out_vlan), sorted and joined with ';'.
 tb_conn_flows() { # ADDR:PORT FIELD
