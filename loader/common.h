@@ -76,6 +76,9 @@ int fp_ethtool_get(int sock, const char *name, uint32_t cmd, bool *on);
 /* A CPU list ("0-3,5", as in /sys/devices/system/cpu/online) into set[0..max-1]: returns
  * the highest CPU + 1, -EINVAL for bad syntax, -ERANGE for a CPU >= max. */
 int fp_parse_cpulist(const char *list, bool *set, int max);
+/* The unsigned number a file starts with (a sysctl, a sysfs attribute), or @fallback if it
+ * cannot be read. */
+uint32_t fp_read_u32_file(const char *path, uint32_t fallback);
 /* Every netlink message in buf lies within it (see util.c). */
 bool fp_nlmsg_stream_ok(const void *buf, size_t len);
 int fp_nl_error(void); /* -errno after mnl_cb_run() failed, always a valid one */

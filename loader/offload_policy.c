@@ -6,7 +6,6 @@
  * offloaded connection may sit idle: conntrack's own timeouts, which the daemon refreshes
  * while the fastpath carries it.
  */
-#include <stdio.h>
 #include <netinet/in.h>
 #include <libnetfilter_conntrack/libnetfilter_conntrack.h>
 #include <libnetfilter_conntrack/libnetfilter_conntrack_tcp.h>
@@ -37,24 +36,11 @@ bool fp_offloadable(const struct fp_ct_entry *e, const struct fp_options *opt, b
 	return e->tcp_state == TCP_CONNTRACK_ESTABLISHED && (e->status & IPS_ASSURED);
 }
 
-static uint32_t read_sysctl_u32(const char *path, uint32_t fallback)
-{
-	FILE *f = fopen(path, "re");
-	unsigned int value;
-
-	if (!f)
-		return fallback;
-	if (fscanf(f, "%u", &value) != 1)
-		value = fallback;
-	fclose(f);
-	return value;
-}
-
 void fp_ct_timeouts_read(struct fp_ct_timeouts *t)
 {
-	t->tcp = read_sysctl_u32("/proc/sys/net/netfilter/nf_conntrack_tcp_timeout_established",
-				 432000);
-	t->udp = read_sysctl_u32("/proc/sys/net/netfilter/nf_conntrack_udp_timeout_stream", 120);
+	t->tcp = fp_read_u32_file("/proc/sys/net/netfilter/nf_conntrack_tcp_timeout_established",
+				  432000);
+	t->udp = fp_read_u32_file("/proc/sys/net/netfilter/nf_conntrack_udp_timeout_stream", 120);
 }
 
 uint32_t fp_ct_timeout_s(const struct fp_ct_timeouts *t, uint8_t proto)

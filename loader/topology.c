@@ -925,21 +925,13 @@ bool topology_pppoe_above(int port, bool vlans)
 bool topology_dsa_conduit(const char *sysfs_net, int ifindex)
 {
 	char name[IF_NAMESIZE], path[PATH_MAX];
-	unsigned int sysfs_ifindex = 0;
-	FILE *f;
 
 	if (!if_indextoname(ifindex, name))
 		return false;
 	/* The sysfs of another network namespace (mounted before a setns) names its own
 	 * devices: only one whose ifindex matches is this one. */
 	snprintf(path, sizeof(path), "%s/%s/ifindex", sysfs_net, name);
-	f = fopen(path, "r");
-	if (!f)
-		return false;
-	if (fscanf(f, "%u", &sysfs_ifindex) != 1)
-		sysfs_ifindex = 0;
-	fclose(f);
-	if (sysfs_ifindex != (unsigned int)ifindex)
+	if (fp_read_u32_file(path, 0) != (uint32_t)ifindex)
 		return false;
 	snprintf(path, sizeof(path), "%s/%s/dsa/tagging", sysfs_net, name);
 	return access(path, F_OK) == 0;

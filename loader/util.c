@@ -150,6 +150,19 @@ int fp_nl_error(void)
 	return errno > 0 && errno < 4096 ? -errno : -EIO;
 }
 
+uint32_t fp_read_u32_file(const char *path, uint32_t fallback)
+{
+	FILE *f = fopen(path, "re");
+	unsigned int value;
+
+	if (!f)
+		return fallback;
+	if (fscanf(f, "%u", &value) != 1)
+		value = fallback;
+	fclose(f);
+	return value;
+}
+
 int fp_parse_cpulist(const char *list, bool *set, int max)
 {
 	const char *p = list;
