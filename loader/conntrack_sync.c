@@ -167,6 +167,15 @@ static bool ct_still_offloadable(struct fp_ctsync *cs, const struct fp_tuple *or
 	return !err && offloadable(cs, &e, &unknown);
 }
 
+/* The flow key of direction dir: its tuple, arriving on its ingress interface. */
+static void conn_key(const struct fp_conn *c, int dir, union fp_flow_key *key)
+{
+	struct fp_tuple in;
+
+	conn_tuple(c, dir, &in);
+	fp_tuple_to_key(&in, c->ingress[dir], key);
+}
+
 /* The flow entry of direction dir: its tuple in, the other direction's tuple reversed out. */
 static void conn_flow(const struct fp_conn *c, int dir, union fp_flow_key *key,
 		      union fp_flow_value *value)
@@ -207,11 +216,10 @@ static void conn_delete_flows(struct fp_ctsync *cs, const struct fp_conn *c)
 {
 	for (int dir = 0; dir < 2; dir++) {
 		union fp_flow_key key;
-		union fp_flow_value value;
 
 		if (!c->ingress[dir])
 			continue;
-		conn_flow(c, dir, &key, &value);
+		conn_key(c, dir, &key);
 		fp_flow_delete(cs->inst, c->family, &key, c->mark);
 	}
 }
@@ -595,7 +603,7 @@ static void scan_flows4_of(struct fp_conn *c, void *arg)
 
 		if (!c->ingress[dir])
 			continue;
-		conn_flow(c, dir, &key, &value);
+		conn_key(c, dir, &key);
 		if (fp_flow4_read(sc->cs->inst, &key, &value) == 0)
 			scan_entry(sc, c, dir, AF_INET, &key, &value);
 	}
