@@ -96,7 +96,7 @@ int ctsync_open(struct fp_ctsync *cs, const struct fp_instance *inst, const stru
 	cs->ports.allow_shaping = opt->allow_shaping;
 	cs->ports.errors = &state->errors;
 	cs->rcvbuf = opt->event_buffer;
-	cs->walk4_due = true;
+	cs->scans_since_walk4 = TABLE4_WALK_SCANS;
 	cs->buf = malloc(RECV_BUF_SIZE);
 	if (!cs->buf || conntable_init(&cs->table))
 		return -ENOMEM;
@@ -447,7 +447,8 @@ int ctsync_resync(struct fp_ctsync *cs)
 	cs->dump_gen++;
 	ctsync_read_ports(cs);
 	cs->resync_needed = false;
-	cs->walk4_due = true; /* after a flush, say: its deletes are not counted here */
+	/* After a flush, say: its deletes are not counted here. */
+	cs->scans_since_walk4 = TABLE4_WALK_SCANS;
 	/* Until NLMSG_DONE; a dump cut short must not reap what it did not get to. */
 	err = fp_nl_request(cs->dump, nlh, cs->buf, RECV_BUF_SIZE, ct_message_cb, cs);
 	if (err) {
@@ -678,11 +679,8 @@ void ctsync_scan(struct fp_ctsync *cs, uint64_t now_ns)
 	cs->scans++;
 	fp_ct_timeouts_read(&cs->timeouts);
 	if (sc.complete || !table4_sparse(cs->inst->slots4) ||
-	    ++cs->scans_since_walk4 >= TABLE4_WALK_SCANS)
-		cs->walk4_due = true;
-	if (cs->walk4_due) {
+	    ++cs->scans_since_walk4 >= TABLE4_WALK_SCANS) {
 		fp_flows_walk(cs->inst, AF_INET, scan_flow, &sc);
-		cs->walk4_due = false;
 		cs->scans_since_walk4 = 0;
 	} else {
 		conntable_walk(&cs->table, scan_flows4_of, &sc);
