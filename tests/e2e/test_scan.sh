@@ -3,8 +3,8 @@
 # reads the entries of the connections it knows where their hashes put them, and walks the
 # whole table only every 64 scans (conntrack_sync.c): an entry no connection names, which
 # only a walk finds, is gone within 64 scans, while the connections' own entries stay and
-# carry their traffic. (That scans read the entries they
-# name is test_idle's and test_tcp_close's: refreshes and FINs are seen through them.)
+# carry their traffic. (That scans read the entries they name is test_idle's and
+# test_tcp_close's: refreshes and FINs are seen through them.)
 . "$(dirname "$0")/testbed.sh"
 tb_setup
 tb_attach --scan-ms 50 || exit 1

@@ -422,6 +422,7 @@ tb_orphan_gone() { # SLOT: not LIVE any more
 	! bpftool -j map lookup pinned "$TB_PIN/fp_flows4" key $(tb_le32 "$1") |
 		jq -e '.value[15] | test("^0x[89a-f]")' >/dev/null
 }
+# A slot's index as fp_flows4's key: little-endian, as the hosts that run these tests are.
 tb_le32() { printf '%d %d %d %d' $(($1 & 255)) $(($1 >> 8 & 255)) $(($1 >> 16 & 255)) $(($1 >> 24)); }
 # The flows of the connection to or from ADDR:PORT, "in out FIELD" each (FIELD: a field of
 # flows --json, e.g. out_vlan), sorted and joined with ';'.
