@@ -371,6 +371,7 @@ struct fp_daemon_state {
 	__u64 errors;		/* netlink or map operations that failed */
 	__u64 firewall_changes; /* nftables ruleset changes seen */
 	__u64 fenced;		/* connections kept in the kernel since a firewall change */
+	__u64 port_reads;	/* the ports' configuration read (links, FDBs, qdiscs...) */
 };
 
 /*
@@ -473,6 +474,6 @@ _Static_assert(sizeof(struct fp_fdb_key) == 12, "fp_fdb_key layout");
 _Static_assert(sizeof(struct fp_fdb_port) == 8, "fp_fdb_port layout");
 _Static_assert(sizeof(struct fp_clock) == 24, "fp_clock layout");
 _Static_assert(sizeof(struct fp_config) == 56, "fp_config layout");
-_Static_assert(sizeof(struct fp_daemon_state) == 120, "fp_daemon_state layout");
+_Static_assert(sizeof(struct fp_daemon_state) == 128, "fp_daemon_state layout");
 
 #endif /* XDP_FASTPATH_H */

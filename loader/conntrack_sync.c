@@ -95,6 +95,7 @@ int ctsync_open(struct fp_ctsync *cs, const struct fp_instance *inst, const stru
 	cs->ports.inst = inst;
 	cs->ports.allow_shaping = opt->allow_shaping;
 	cs->ports.errors = &state->errors;
+	cs->ports.reads = &state->port_reads;
 	cs->rcvbuf = opt->event_buffer;
 	cs->scans_since_walk4 = TABLE4_WALK_SCANS;
 	cs->buf = malloc(RECV_BUF_SIZE);
@@ -673,7 +674,8 @@ void ctsync_scan(struct fp_ctsync *cs, uint64_t now_ns)
 {
 	struct scan_ctx sc = {.cs = cs, .now = now_ns};
 
-	ctsync_read_ports(cs);
+	if (ports_due(&cs->ports, now_ns))
+		ctsync_read_ports(cs);
 	sc.complete = ports_take_changed(&cs->ports);
 	sc.poll_stride = cs->polled / POLL_BUDGET + 1;
 	cs->scans++;

@@ -220,6 +220,9 @@ static void scan(struct daemon *d)
 {
 	uint64_t start = fp_now_ns(), now;
 
+	/* Deaf to veth peers' namespaces: read the ports' configuration at every scan. */
+	if (route_peer_watch_fd(&d->route) < 0)
+		d->cs.ports.stale = true;
 	ctsync_scan(&d->cs, start);
 	/* After a burst of connections ends, return the freed records' pages to the system:
 	 * glibc keeps them otherwise, and a router's memory is small. */
@@ -244,6 +247,10 @@ static void handle_route_changes(struct daemon *d)
 	struct fp_route_changes changes;
 
 	route_watch_read(&d->route, &changes);
+	/* Read at the next scan, or right away below: shapers and veth peers may hold ports'
+	 * connections in the kernel now, or no longer. */
+	if (changes.ports_changed)
+		d->cs.ports.stale = true;
 	for (int i = 0; i < changes.nr_deleted; i++) {
 		/* The kernel dropped it from the devmap; drop its flows and its dead pins. */
 		fp_log(LOG_NOTICE, "interface %u was deleted: removing its flows",
@@ -342,16 +349,17 @@ static int daemon_run(struct fp_instance *inst, const struct fp_options *opt, in
 	}
 
 	for (;;) {
-		struct pollfd pfd[6] = {
+		struct pollfd pfd[7] = {
 			{.fd = ctsync_event_fd(&d.cs), .events = POLLIN},
 			{.fd = route_watch_fd(&d.route), .events = POLLIN},
 			{.fd = d.timer_fd, .events = POLLIN},
 			{.fd = d.signal_fd, .events = POLLIN},
 			{.fd = firewall_fd(&d.firewall), .events = POLLIN},
 			{.fd = ipsec_fd(&d.ipsec), .events = POLLIN}, /* -1: skipped */
+			{.fd = route_peer_watch_fd(&d.route), .events = POLLIN},
 		};
 
-		if (poll(pfd, 6, -1) < 0) {
+		if (poll(pfd, 7, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			fp_err("poll: %s", strerror(errno));
@@ -395,7 +403,7 @@ static int daemon_run(struct fp_instance *inst, const struct fp_options *opt, in
 			publish_state(&d);
 		}
 		/* Route changes first: a flow offloaded next must not use an old next hop. */
-		if (pfd[1].revents)
+		if (pfd[1].revents || pfd[6].revents)
 			handle_route_changes(&d);
 		if (pfd[0].revents) {
 			ctsync_handle_events(&d.cs);

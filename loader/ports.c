@@ -17,6 +17,14 @@
 #include "veth_peer.h"
 
 #define REREAD_NS 100000000ull /* see ports_keyed_now() */
+/*
+ * Events say when links, FDBs, qdiscs and veth peers change (route_watch.c), and the
+ * configuration is read then. Reading it at every scan as well cost an idle daemon more
+ * than all else it did (a netlink dump of links, one of FDBs, one of qdiscs, XDP and
+ * ethtool queries of each port); it is read this often anyway, for what no event tells
+ * (another program's XDP attachment by a BPF link, say).
+ */
+#define PORTS_RECHECK_NS (10 * NSEC)
 
 static bool listed(const uint32_t *ifindexes, int n, uint32_t ifindex)
 {
@@ -174,6 +182,17 @@ void ports_read(struct fp_ports *p)
 {
 	list_keyed(p, true);
 	refresh_held(p);
+	p->full_read_ns = p->read_ns;
+	p->stale = false;
+	if (p->reads)
+		(*p->reads)++;
+}
+
+bool ports_due(struct fp_ports *p, uint64_t now_ns)
+{
+	list_keyed(p, false);
+	return p->changed || p->stale || !p->full_read_ns ||
+	       fp_elapsed_ns(now_ns, p->full_read_ns) >= PORTS_RECHECK_NS;
 }
 
 static bool take(bool *flag)

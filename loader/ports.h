@@ -25,11 +25,14 @@ struct fp_ports {
 	struct fp_topology *topo; /* NULL: plain ports only */
 	bool allow_shaping;	  /* --allow-shaping: a shaper holds nothing */
 	__u64 *errors;		  /* counts failed topology syncs */
+	__u64 *reads;		  /* counts ports_read() */
 	/* The interfaces flows may be keyed by, as last read: the attached ports, then the
 	 * upper devices above them (bridges, VLANs, PPPoE) the topology serves. */
 	uint32_t keyed[FP_MAX_IFACES];
 	int nr_keyed, nr_attached;
-	uint64_t read_ns;
+	uint64_t read_ns;      /* the attached ports last listed */
+	uint64_t full_read_ns; /* everything last read (ports_read) */
+	bool stale;	       /* an event said the configuration may have changed since */
 	bool changed;			 /* the list changed since ports_take_changed() */
 	bool topology_changed;		 /* the layer-2 maps changed: cached next hops are stale */
 	bool released;			 /* a hold ended since ports_take_released() */
@@ -40,10 +43,16 @@ struct fp_ports {
 
 /*
  * Reads the attached ports, syncs the topology above them, and which hold their
- * connections in the kernel: before each dump, each scan, and after each link, route or
- * neighbour change (bridge FDBs are neighbours).
+ * connections in the kernel: before each dump, after each link or bridge FDB change, and
+ * at a scan when ports_due() says so.
  */
 void ports_read(struct fp_ports *p);
+/*
+ * At each scan: lists the attached ports again (another process may have detached one),
+ * and says whether the rest is to be read again: the list changed, an event marked it
+ * stale (a qdisc, a veth peer's link), or it was last read PORTS_RECHECK_NS ago.
+ */
+bool ports_due(struct fp_ports *p, uint64_t now_ns);
 /* Whether flows may be keyed by ifindex, as of the last read. */
 bool ports_keyed(const struct fp_ports *p, uint32_t ifindex);
 /* The same, reading the ports again when they may have changed since (see ports.c). */

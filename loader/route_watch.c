@@ -3,7 +3,9 @@
  * rtnetlink for the daemon: route lookups (which interface a connection's direction arrives
  * on), and a watcher of links, addresses, routes and neighbours. Any such change may change a
  * next hop, so the daemon then bumps the next-hop generation and every cached next hop in the
- * flow maps is looked up again by its flow's next packet.
+ * flow maps is looked up again by its flow's next packet. The watcher also tells the daemon
+ * when the ports' configuration may have changed otherwise (qdiscs; links in other
+ * namespaces, where veth peers are), so that it reads that again then and not at each scan.
  *
  * Lookups are cached per address: a router's connections come from few networks, and a
  * new connection should not wait for two netlink round trips. The cache is flushed by
@@ -13,19 +15,44 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 #include <arpa/inet.h>
 #include <sys/socket.h>
 #include <libmnl/libmnl.h>
+#include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 
 #include "route_watch.h"
 
 #define RT_BUF_SIZE (MNL_SOCKET_BUFFER_SIZE * 8)
 
+/*
+ * A veth's peer lives in another namespace as often as not, and its link events (a change
+ * of its checksum offload or GRO) are sent there: a socket that listens to every namespace
+ * this one has an id for (NETLINK_LISTEN_ALL_NSID, 4.2) hears them, marked with that id.
+ * NULL if it cannot: the daemon then reads the ports' configuration at every scan.
+ */
+static struct mnl_socket *open_peer_watch(void)
+{
+	struct mnl_socket *nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	int one = 1;
+
+	if (nl && !mnl_socket_setsockopt(nl, NETLINK_LISTEN_ALL_NSID, &one, sizeof(one)) &&
+	    !mnl_socket_bind(nl, RTMGRP_LINK, MNL_SOCKET_AUTOPID))
+		return nl;
+	fp_log(LOG_INFO,
+	       "cannot hear other namespaces' links (%s): the ports' configuration is read at "
+	       "every scan",
+	       strerror(errno));
+	if (nl)
+		mnl_socket_close(nl);
+	return NULL;
+}
+
 int route_open(struct fp_route *rt)
 {
 	unsigned int groups = RTMGRP_LINK | RTMGRP_NEIGH | RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR |
-			      RTMGRP_IPV4_ROUTE | RTMGRP_IPV6_ROUTE;
+			      RTMGRP_IPV4_ROUTE | RTMGRP_IPV6_ROUTE | RTMGRP_TC;
 	int rcvbuf = 4 << 20;
 
 	memset(rt, 0, sizeof(*rt));
@@ -43,6 +70,7 @@ int route_open(struct fp_route *rt)
 	setsockopt(mnl_socket_get_fd(rt->watch), SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf,
 		   sizeof(rcvbuf));
 	fcntl(mnl_socket_get_fd(rt->watch), F_SETFL, O_NONBLOCK);
+	rt->peers = open_peer_watch();
 	return 0;
 }
 
@@ -52,6 +80,8 @@ void route_close(struct fp_route *rt)
 		mnl_socket_close(rt->lookup);
 	if (rt->watch)
 		mnl_socket_close(rt->watch);
+	if (rt->peers)
+		mnl_socket_close(rt->peers);
 	free(rt->buf);
 	free(rt->cache);
 	memset(rt, 0, sizeof(*rt));
@@ -60,6 +90,11 @@ void route_close(struct fp_route *rt)
 int route_watch_fd(const struct fp_route *rt)
 {
 	return mnl_socket_get_fd(rt->watch);
+}
+
+int route_peer_watch_fd(const struct fp_route *rt)
+{
+	return rt->peers ? mnl_socket_get_fd(rt->peers) : -1;
 }
 
 static int route_attr_cb(const struct nlattr *attr, void *data)
@@ -175,6 +210,10 @@ static int watch_cb(const struct nlmsghdr *nlh, void *data)
 	case RTM_DELROUTE:
 		changes->nexthops_changed = true;
 		break;
+	case RTM_NEWQDISC: /* a shaper may hold a port's connections in the kernel */
+	case RTM_DELQDISC:
+		changes->ports_changed = true;
+		break;
 	}
 	return MNL_CB_OK;
 }
@@ -188,6 +227,38 @@ void route_watch_parse(struct fp_route *rt, const void *buf, size_t len,
 		changes->nexthops_changed = changes->l2_changed = true; /* unreadable: the worst */
 	if (changes->nexthops_changed)
 		route_cache_flush(rt);
+}
+
+/* Whether the message in @msg came from another namespace: it names the namespace's id. */
+static bool from_other_namespace(struct msghdr *msg)
+{
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR(msg, c))
+		if (c->cmsg_level == SOL_NETLINK && c->cmsg_type == NETLINK_LISTEN_ALL_NSID)
+			return true;
+	return false;
+}
+
+/* Drains the peer watcher: whether a link changed in another namespace (or events were
+ * lost, which may have been such). Its own namespace's links are route_watch_parse's. */
+static bool read_peer_watch(struct fp_route *rt)
+{
+	char control[CMSG_SPACE(sizeof(int))];
+	bool changed = false;
+
+	for (;;) {
+		struct iovec iov = {.iov_base = rt->buf, .iov_len = RT_BUF_SIZE};
+		struct msghdr msg = {.msg_iov = &iov,
+				     .msg_iovlen = 1,
+				     .msg_control = control,
+				     .msg_controllen = sizeof(control)};
+		ssize_t n = recvmsg(mnl_socket_get_fd(rt->peers), &msg, 0);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return changed || errno == ENOBUFS;
+		changed |= from_other_namespace(&msg);
+	}
 }
 
 void route_watch_read(struct fp_route *rt, struct fp_route_changes *changes)
@@ -205,8 +276,11 @@ void route_watch_read(struct fp_route *rt, struct fp_route_changes *changes)
 				route_cache_flush(rt);
 				continue;
 			}
-			return; /* EAGAIN: drained */
+			break; /* EAGAIN: drained */
 		}
 		route_watch_parse(rt, rt->buf, n, changes);
 	}
+	changes->ports_changed |= changes->l2_changed;
+	if (rt->peers && read_peer_watch(rt))
+		changes->ports_changed = true;
 }

@@ -21,7 +21,8 @@ struct fp_route_cached {
 
 struct fp_route {
 	struct mnl_socket *lookup; /* RTM_GETROUTE requests */
-	struct mnl_socket *watch;  /* link, address, route and neighbour events */
+	struct mnl_socket *watch;  /* link, address, route, neighbour and qdisc events */
+	struct mnl_socket *peers;  /* link events of other namespaces (veth peers'), or NULL */
 	uint32_t seq;
 	char *buf;
 	struct fp_route_cached *cache;
@@ -31,6 +32,8 @@ struct fp_route {
 int route_open(struct fp_route *rt);
 void route_close(struct fp_route *rt);
 int route_watch_fd(const struct fp_route *rt);
+/* The peer watcher's, or -1 without one (route_watch_read reads both). */
+int route_peer_watch_fd(const struct fp_route *rt);
 /*
  * The interface a packet to addr with fwmark mark leaves through: where a packet of the
  * same connection from addr arrives (policy routing by mark included). 0 for an address
@@ -44,6 +47,8 @@ void route_cache_flush(struct fp_route *rt);
 struct fp_route_changes {
 	bool nexthops_changed; /* routes, neighbours, addresses or links changed */
 	bool l2_changed;       /* links or bridge FDB entries: the topology (topology.c) */
+	bool ports_changed;    /* those, qdiscs, or links in other namespaces: the ports'
+				* configuration (ports.c) may have changed */
 	uint32_t deleted[16];  /* ifindexes of deleted links */
 	int nr_deleted;
 };

@@ -313,7 +313,7 @@ int cmd_status(int argc, char **argv, struct fp_options *opt)
 		       "\"max_flows\": %u, \"offloaded\": %llu, \"offload_total\": %llu, "
 		       "\"removed_total\": %llu, \"events\": %llu, "
 		       "\"overruns\": %llu, \"resyncs\": %llu, \"scans\": %llu, "
-		       "\"refreshed\": %llu, "
+		       "\"port_reads\": %llu, \"refreshed\": %llu, "
 		       "\"table_full\": %llu, \"errors\": %llu, \"firewall_changes\": %llu, "
 		       "\"fenced\": %llu, \"forwarded\": %llu, "
 		       "\"forwarded_bytes\": %llu, \"passed\": %llu, \"steer_cpus\": %u, "
@@ -322,10 +322,10 @@ int cmd_status(int argc, char **argv, struct fp_options *opt)
 		       (unsigned long long)ds.offloaded, (unsigned long long)ds.offload_total,
 		       (unsigned long long)ds.remove_total, (unsigned long long)ds.events,
 		       (unsigned long long)ds.overruns, (unsigned long long)ds.resyncs,
-		       (unsigned long long)ds.scans, (unsigned long long)ds.refresh_total,
-		       (unsigned long long)ds.table_full, (unsigned long long)ds.errors,
-		       (unsigned long long)ds.firewall_changes, (unsigned long long)ds.fenced,
-		       (unsigned long long)stats[FP_STAT_FORWARDED],
+		       (unsigned long long)ds.scans, (unsigned long long)ds.port_reads,
+		       (unsigned long long)ds.refresh_total, (unsigned long long)ds.table_full,
+		       (unsigned long long)ds.errors, (unsigned long long)ds.firewall_changes,
+		       (unsigned long long)ds.fenced, (unsigned long long)stats[FP_STAT_FORWARDED],
 		       (unsigned long long)stats[FP_STAT_FORWARDED_BYTES],
 		       (unsigned long long)passed, cfg.steer_cpus,
 		       (unsigned long long)stats[FP_STAT_STEERED]);
@@ -359,8 +359,9 @@ int cmd_status(int argc, char **argv, struct fp_options *opt)
 	}
 	printf("%s\n", nr_ports ? "" : " none");
 	if (pid > 0)
-		printf("daemon      running, pid %d, %llu scans\n", pid,
-		       (unsigned long long)ds.scans);
+		printf("daemon      running, pid %d, %llu scans, %llu reads of the ports' "
+		       "configuration\n",
+		       pid, (unsigned long long)ds.scans, (unsigned long long)ds.port_reads);
 	else
 		printf("daemon      not running: traffic is on the kernel path%s\n",
 		       cfg.lease_ns ? "" : " (no lease: flows stay offloaded)");
