@@ -79,6 +79,8 @@ int fp_parse_cpulist(const char *list, bool *set, int max);
 /* The unsigned number a file starts with (a sysctl, a sysfs attribute), or @fallback if it
  * cannot be read. */
 uint32_t fp_read_u32_file(const char *path, uint32_t fallback);
+/* The same, of an open file read from its start again (pread: a sysctl kept open). */
+uint32_t fp_pread_u32(int fd, uint32_t fallback);
 /* Every netlink message in buf lies within it (see util.c). */
 bool fp_nlmsg_stream_ok(const void *buf, size_t len);
 int fp_nl_error(void); /* -errno after mnl_cb_run() failed, always a valid one */

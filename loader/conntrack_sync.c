@@ -98,6 +98,7 @@ int ctsync_open(struct fp_ctsync *cs, const struct fp_instance *inst, const stru
 	cs->ports.reads = &state->port_reads;
 	cs->rcvbuf = opt->event_buffer;
 	cs->scans_since_walk4 = TABLE4_WALK_SCANS;
+	fp_ct_timeouts_init(&cs->timeouts);
 	cs->buf = malloc(RECV_BUF_SIZE);
 	if (!cs->buf || conntable_init(&cs->table))
 		return -ENOMEM;
@@ -126,6 +127,7 @@ void ctsync_close(struct fp_ctsync *cs)
 	if (cs->dump)
 		mnl_socket_close(cs->dump);
 	ct_requests_close(&cs->requests);
+	fp_ct_timeouts_close(&cs->timeouts);
 	conntable_free(&cs->table);
 	free(cs->buf);
 	cs->events = cs->dump = NULL;

@@ -6,6 +6,8 @@
  * offloaded connection may sit idle: conntrack's own timeouts, which the daemon refreshes
  * while the fastpath carries it.
  */
+#include <fcntl.h>
+#include <unistd.h>
 #include <netinet/in.h>
 #include <libnetfilter_conntrack/libnetfilter_conntrack.h>
 #include <libnetfilter_conntrack/libnetfilter_conntrack_tcp.h>
@@ -36,11 +38,40 @@ bool fp_offloadable(const struct fp_ct_entry *e, const struct fp_options *opt, b
 	return e->tcp_state == TCP_CONNTRACK_ESTABLISHED && (e->status & IPS_ASSURED);
 }
 
+/* The sysctls, and the kernel's defaults for when they cannot be read. */
+#define TCP_TIMEOUT_SYSCTL  "/proc/sys/net/netfilter/nf_conntrack_tcp_timeout_established"
+#define TCP_TIMEOUT_DEFAULT 432000
+#define UDP_TIMEOUT_SYSCTL  "/proc/sys/net/netfilter/nf_conntrack_udp_timeout_stream"
+#define UDP_TIMEOUT_DEFAULT 120
+
+void fp_ct_timeouts_init(struct fp_ct_timeouts *t)
+{
+	*t = (struct fp_ct_timeouts){
+		.tcp = TCP_TIMEOUT_DEFAULT, .udp = UDP_TIMEOUT_DEFAULT, .tcp_fd = -1, .udp_fd = -1};
+}
+
+/* A sysctl kept open and read again from its start: opening two at each scan was a fifth of
+ * what a scan at rest cost. */
+static uint32_t read_sysctl(int *fd, const char *path, uint32_t fallback)
+{
+	if (*fd < 0)
+		*fd = open(path, O_RDONLY | O_CLOEXEC);
+	return *fd < 0 ? fallback : fp_pread_u32(*fd, fallback);
+}
+
 void fp_ct_timeouts_read(struct fp_ct_timeouts *t)
 {
-	t->tcp = fp_read_u32_file("/proc/sys/net/netfilter/nf_conntrack_tcp_timeout_established",
-				  432000);
-	t->udp = fp_read_u32_file("/proc/sys/net/netfilter/nf_conntrack_udp_timeout_stream", 120);
+	t->tcp = read_sysctl(&t->tcp_fd, TCP_TIMEOUT_SYSCTL, TCP_TIMEOUT_DEFAULT);
+	t->udp = read_sysctl(&t->udp_fd, UDP_TIMEOUT_SYSCTL, UDP_TIMEOUT_DEFAULT);
+}
+
+void fp_ct_timeouts_close(struct fp_ct_timeouts *t)
+{
+	if (t->tcp_fd >= 0)
+		close(t->tcp_fd);
+	if (t->udp_fd >= 0)
+		close(t->udp_fd);
+	t->tcp_fd = t->udp_fd = -1;
 }
 
 uint32_t fp_ct_timeout_s(const struct fp_ct_timeouts *t, uint8_t proto)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Messages and small helpers. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -152,15 +153,28 @@ int fp_nl_error(void)
 
 uint32_t fp_read_u32_file(const char *path, uint32_t fallback)
 {
-	FILE *f = fopen(path, "re");
-	unsigned int value;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	uint32_t value;
 
-	if (!f)
+	if (fd < 0)
 		return fallback;
-	if (fscanf(f, "%u", &value) != 1)
-		value = fallback;
-	fclose(f);
+	value = fp_pread_u32(fd, fallback);
+	close(fd);
 	return value;
+}
+
+uint32_t fp_pread_u32(int fd, uint32_t fallback)
+{
+	char text[24], *end;
+	ssize_t len = pread(fd, text, sizeof(text) - 1, 0);
+	unsigned long value;
+
+	if (len <= 0)
+		return fallback;
+	text[len] = 0;
+	errno = 0;
+	value = strtoul(text, &end, 10);
+	return end == text || errno || value > UINT32_MAX ? fallback : (uint32_t)value;
 }
 
 int fp_parse_cpulist(const char *list, bool *set, int max)

@@ -1,11 +1,14 @@
 #!/bin/bash
 # Fastpathed packets never reach conntrack, so the daemon keeps the entry alive while the
 # fastpath carries traffic, longer than conntrack's timeout; once traffic stops the entry
-# expires as usual and its flows are removed.
+# expires as usual and its flows are removed. The timeout changes while the daemon runs,
+# which reads it at each scan.
 . "$(dirname "$0")/testbed.sh"
 tb_setup
-rtr sysctl -qw net.netfilter.nf_conntrack_tcp_timeout_established=4
 tb_attach || exit 1
+# Set once the daemon runs: its scans read conntrack's timeouts again each time.
+tb_wait_scans 2 5
+rtr sysctl -qw net.netfilter.nf_conntrack_tcp_timeout_established=4
 
 srv timeout 60 socat -u TCP-LISTEN:5003,reuseaddr OPEN:/dev/null &
 TB_PIDS+=($!)
