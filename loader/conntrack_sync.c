@@ -16,15 +16,18 @@
  *   records the dump did not see (older generation) are removed.
  * - Each scan refreshes the conntrack timeout of connections the fastpath carried, removes
  *   those the datapath marked closing, and those idle past conntrack's own timeout. The
- *   IPv4 table is sized for --flows (8 MiB at the default), and a router mostly holds far
- *   fewer: while at most 1/TABLE4_SPARSE of its slots are taken, a scan reads each
- *   record's entries where their keys' hashes put them rather than walk the table (a
- *   cache miss each, where the walk streams it: cheaper only while they are few, as
- *   docs/bench/2026-12-05-scan measured). The whole table is walked all the same at the
- *   first scan, after a resync or a change of ports (another process may have deleted
- *   entries: flush, detach), and every TABLE4_WALK_SCANS scans: that walk alone removes
- *   entries no record names (a daemon that died left them), reclaims slots a process
- *   that died left DELETED, and recounts the entries.
+ *   tables are sized for --flows (8 MiB of IPv4 slots at the default, and 65536 buckets
+ *   in IPv6's hash map, which a batched walk goes through one by one), and a router
+ *   mostly holds far fewer: while at most 1/TABLE4_SPARSE of the IPv4 slots are taken,
+ *   a scan reads each record's IPv4 entries where their keys' hashes put them rather
+ *   than walk the table (a cache miss each, where the walk streams it: cheaper only while
+ *   they are few, as docs/bench/2026-12-05-scan measured); while the records' IPv6
+ *   entries are at most 1/TABLE6_SPARSE of --flows, it looks them up (a syscall each).
+ *   Both tables are walked all the same at the first scan, after a resync or a change of
+ *   ports (another process may have deleted entries: flush, detach), and every
+ *   TABLE_WALK_SCANS scans: that walk alone removes entries no record names (a daemon
+ *   that died left them), reclaims IPv4 slots a process that died left DELETED, and
+ *   recounts the entries.
  * - The kernel gives a conntrack entry its event extension only if a listener existed when
  *   the entry was created (nf_conntrack_events=2, the default): entries older than the daemon
  *   never report their end. Those found by the first dump are "polled": conntrack is asked
@@ -62,8 +65,9 @@
 #define RECV_BUF_SIZE	 (MNL_SOCKET_BUFFER_SIZE * 16)
 #define REFRESH_MAX_S	 60   /* refresh an active entry at least this often */
 #define POLL_BUDGET	 1024 /* conntrack GETs per scan for polled entries */
-#define TABLE4_WALK_SCANS 64   /* scans between two walks of the whole IPv4 table, at most */
-#define TABLE4_SPARSE	  64   /* entries in at most 1/this of the slots: read by record */
+#define TABLE_WALK_SCANS 64   /* scans between two walks of the whole tables, at most */
+#define TABLE4_SPARSE	 64   /* entries in at most 1/this of the slots: read by record */
+#define TABLE6_SPARSE	 256  /* entries at most 1/this of --flows: looked up by record */
 
 static struct mnl_socket *ct_socket(unsigned int groups)
 {
@@ -97,7 +101,7 @@ int ctsync_open(struct fp_ctsync *cs, const struct fp_instance *inst, const stru
 	cs->ports.errors = &state->errors;
 	cs->ports.reads = &state->port_reads;
 	cs->rcvbuf = opt->event_buffer;
-	cs->scans_since_walk4 = TABLE4_WALK_SCANS;
+	cs->scans_since_walk = TABLE_WALK_SCANS;
 	fp_ct_timeouts_init(&cs->timeouts);
 	cs->buf = malloc(RECV_BUF_SIZE);
 	if (!cs->buf || conntable_init(&cs->table))
@@ -451,7 +455,7 @@ int ctsync_resync(struct fp_ctsync *cs)
 	ctsync_read_ports(cs);
 	cs->resync_needed = false;
 	/* After a flush, say: its deletes are not counted here. */
-	cs->scans_since_walk4 = TABLE4_WALK_SCANS;
+	cs->scans_since_walk = TABLE_WALK_SCANS;
 	/* Until NLMSG_DONE; a dump cut short must not reap what it did not get to. */
 	err = fp_nl_request(cs->dump, nlh, cs->buf, RECV_BUF_SIZE, ct_message_cb, cs);
 	if (err) {
@@ -520,6 +524,8 @@ void ctsync_handle_events(struct fp_ctsync *cs)
 struct scan_ctx {
 	struct fp_ctsync *cs;
 	uint64_t now;
+	int family;	      /* of the entries scan_flows_of() reads */
+	uint32_t entries6;    /* the records' IPv6 entries, as scan_conn() counts them */
 	uint32_t poll_stride; /* this scan polls the records whose slot matches, modulo this */
 	bool complete;	      /* the ports changed: complete records offloaded one way */
 };
@@ -594,12 +600,12 @@ static int scan_flow(int family, const union fp_flow_key *key, const union fp_fl
 	return 0;
 }
 
-/* An IPv4 record's entries, read where their keys' hashes put them. */
-static void scan_flows4_of(struct fp_conn *c, void *arg)
+/* A record's entries, if of the scan's family: read by their keys. */
+static void scan_flows_of(struct fp_conn *c, void *arg)
 {
 	struct scan_ctx *sc = arg;
 
-	if (c->family != AF_INET)
+	if (c->family != sc->family)
 		return;
 	for (int dir = 0; dir < 2; dir++) {
 		union fp_flow_key key;
@@ -608,8 +614,8 @@ static void scan_flows4_of(struct fp_conn *c, void *arg)
 		if (!c->ingress[dir])
 			continue;
 		conn_key(c, dir, &key);
-		if (fp_flow4_read(sc->cs->inst, &key, &value) == 0)
-			scan_entry(sc, c, dir, AF_INET, &key, &value);
+		if (fp_flow_read(sc->cs->inst, c->family, &key, &value) == 0)
+			scan_entry(sc, c, dir, c->family, &key, &value);
 	}
 }
 
@@ -621,6 +627,8 @@ static void scan_conn(struct fp_conn *c, void *arg)
 	uint32_t refresh_s = timeout_s / 4;
 	struct fp_tuple orig;
 
+	if (c->family == AF_INET6)
+		sc->entries6 += !!c->ingress[0] + !!c->ingress[1];
 	if (c->doomed)
 		return;
 	for (int dir = 0; dir < 2; dir++) {
@@ -672,9 +680,28 @@ static bool table4_sparse(const struct fp_slots *t)
 	return t && (uint64_t)t->used * TABLE4_SPARSE <= (uint64_t)t->mask + 1;
 }
 
+/* The same of IPv6's hash map, by the entries the records had at the last scan. */
+static bool table6_sparse(const struct fp_ctsync *cs)
+{
+	const struct fp_slots *t = cs->inst->slots4; /* its capacity is --flows */
+
+	return t && (uint64_t)cs->entries6 * TABLE6_SPARSE <= t->capacity;
+}
+
+/* Every entry of @family's table, or the records' entries of it only. */
+static void scan_table(struct scan_ctx *sc, int family, bool walk)
+{
+	sc->family = family;
+	if (walk)
+		fp_flows_walk(sc->cs->inst, family, scan_flow, sc);
+	else
+		conntable_walk(&sc->cs->table, scan_flows_of, sc);
+}
+
 void ctsync_scan(struct fp_ctsync *cs, uint64_t now_ns)
 {
 	struct scan_ctx sc = {.cs = cs, .now = now_ns};
+	bool walk_due;
 
 	if (ports_due(&cs->ports, now_ns))
 		ctsync_read_ports(cs);
@@ -682,17 +709,14 @@ void ctsync_scan(struct fp_ctsync *cs, uint64_t now_ns)
 	sc.poll_stride = cs->polled / POLL_BUDGET + 1;
 	cs->scans++;
 	fp_ct_timeouts_read(&cs->timeouts);
-	if (sc.complete || !table4_sparse(cs->inst->slots4) ||
-	    ++cs->scans_since_walk4 >= TABLE4_WALK_SCANS) {
-		fp_flows_walk(cs->inst, AF_INET, scan_flow, &sc);
-		cs->scans_since_walk4 = 0;
-	} else {
-		conntable_walk(&cs->table, scan_flows4_of, &sc);
-	}
-	/* IPv6's hash map is walked by batches of its entries: a walk costs what they do. */
-	fp_flows_walk(cs->inst, AF_INET6, scan_flow, &sc);
+	walk_due = sc.complete || ++cs->scans_since_walk >= TABLE_WALK_SCANS;
+	if (walk_due)
+		cs->scans_since_walk = 0;
+	scan_table(&sc, AF_INET, walk_due || !table4_sparse(cs->inst->slots4));
+	scan_table(&sc, AF_INET6, walk_due || !table6_sparse(cs));
 	sc.now = fp_now_ns(); /* after the walk: no last-seen time read in it is later */
 	conntable_walk(&cs->table, scan_conn, &sc);
+	cs->entries6 = sc.entries6;
 	conntable_reap(&cs->table, withdraw_doomed, cs);
 	resync_if_needed(cs);
 	count_offloaded(cs);

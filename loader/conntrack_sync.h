@@ -31,9 +31,10 @@ struct fp_ctsync {
 	uint32_t polled;	 /* records with polled set */
 	uint32_t next_poll_slot; /* the next polled record's slot */
 	uint64_t scans;
-	/* Scans since the last that walked the whole IPv4 table; at TABLE4_WALK_SCANS the
-	 * next one does (see the .c) */
-	uint32_t scans_since_walk4;
+	/* Scans since the last that walked the whole tables; at TABLE_WALK_SCANS the next
+	 * one does (see the .c) */
+	uint32_t scans_since_walk;
+	uint32_t entries6;     /* the records' IPv6 entries at the last scan */
 	struct fp_ports ports; /* the interfaces flows may be keyed by; .topo set by the caller */
 	const struct fp_ipsec *ipsec; /* the IPsec policies (set by the caller; NULL: none) */
 	char *buf;		      /* events and dumps */

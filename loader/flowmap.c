@@ -227,12 +227,15 @@ void fp_flows_forget_next_hops(const struct fp_instance *inst, uint32_t gen)
 	fp_flows_walk(inst, AF_INET6, forget_next_hop6, &fc);
 }
 
-int fp_flow4_read(const struct fp_instance *inst, union fp_flow_key *key,
-		  union fp_flow_value *value)
+int fp_flow_read(const struct fp_instance *inst, int family, union fp_flow_key *key,
+		 union fp_flow_value *value)
 {
-	int64_t index = inst->slots4 ? fp_slots_find(inst->slots4, &key->v4) : -EBADF;
+	int64_t index;
 	const struct fp_slot4 *slot;
 
+	if (family == AF_INET6)
+		return bpf_map_lookup_elem(inst->flows6_fd, &key->v6, &value->v6) ? -errno : 0;
+	index = inst->slots4 ? fp_slots_find(inst->slots4, &key->v4) : -EBADF;
 	if (index < 0)
 		return index;
 	slot = &inst->slots4->slot[index];

@@ -40,10 +40,11 @@ int fp_flows_sync(const struct fp_instance *inst);
 void fp_flows_forget_next_hops(const struct fp_instance *inst, uint32_t gen);
 /* Whether the datapath saw the flow's FIN or RST (an entry as a walk gives it). */
 bool fp_flow_closing(int family, const union fp_flow_key *key, const union fp_flow_value *value);
-/* The live IPv4 entry with @key (its state ignored), as the datapath has it now: 0 with
- * @key's state and @value filled in, or -ENOENT. A read of the mapped table, no syscall. */
-int fp_flow4_read(const struct fp_instance *inst, union fp_flow_key *key,
-		  union fp_flow_value *value);
+/* The live entry with @key (an IPv4 key's state ignored), as the datapath has it now: 0
+ * with @value (and an IPv4 key's state) filled in, or -errno. IPv4: a read of the mapped
+ * table, no syscall; IPv6: a lookup in its hash map. */
+int fp_flow_read(const struct fp_instance *inst, int family, union fp_flow_key *key,
+		 union fp_flow_value *value);
 /* Calls fn for every entry of the family's map (batched); fn may delete entries. */
 int fp_flows_walk(const struct fp_instance *inst, int family,
 		  int (*fn)(int family, const union fp_flow_key *key,

@@ -10,21 +10,32 @@ tb_attach || exit 1
 tb_wait_scans 2 5
 rtr sysctl -qw net.netfilter.nf_conntrack_tcp_timeout_established=4
 
-srv timeout 60 socat -u TCP-LISTEN:5003,reuseaddr OPEN:/dev/null &
-TB_PIDS+=($!)
-tb_wait 5 srv_listening 5003
+# A TCP connection over IPv4 and one over IPv6 at once: a scan reads each family's entries.
+for port in 5003 5004; do
+	srv timeout 60 socat -u TCP6-LISTEN:$port,reuseaddr,ipv6only=0 OPEN:/dev/null &
+	TB_PIDS+=($!)
+	tb_wait 5 srv_listening $port
+done
 # A line every 0.3 s for 10 s, then silence with the connection left open.
-cli bash -c 'for i in $(seq 33); do echo "line $i"; sleep 0.3; done; sleep 30' |
-	cli socat -u - TCP:198.19.2.2:5003 &
-TB_PIDS+=($!)
+for to in TCP:198.19.2.2:5003 "TCP6:[2001:2:0:2::2]:5004"; do
+	cli bash -c 'for i in $(seq 33); do echo "line $i"; sleep 0.3; done; sleep 30' |
+		cli socat -u - "$to" &
+	TB_PIDS+=($!)
+done
 sleep 9
-check "after 9 s (timeout 4 s) the conntrack entry is alive" \
-	bash -c "ip netns exec $TB_RTR conntrack -L -p tcp --dport 5003 2>/dev/null | grep -q ESTABLISHED"
-check "its flows are still offloaded" eq "$(tb_flow_entries)" 2
-check "the fastpath carried the lines" ge "$(tb_stat forwarded)" 40
-check "the daemon refreshed the conntrack timeout" ge "$(tb_status | jq .refreshed)" 1
-expired() { ! ip netns exec "$TB_RTR" conntrack -L -p tcp --dport 5003 2>/dev/null | grep -q .; }
-check "once idle, the entry expires" tb_wait 10 expired
+alive() { # FAMILY PORT
+	ip netns exec "$TB_RTR" conntrack -L -f "$1" -p tcp --dport "$2" 2>/dev/null |
+		grep -q ESTABLISHED
+}
+check "after 9 s (timeout 4 s) the conntrack entry is alive" alive ipv4 5003
+check "... and the IPv6 connection's" alive ipv6 5004
+check "their flows are still offloaded" eq "$(tb_flow_entries)" 4
+check "the fastpath carried the lines" ge "$(tb_stat forwarded)" 80
+check "the daemon refreshed the conntrack timeouts" ge "$(tb_status | jq .refreshed)" 2
+expired() { ! ip netns exec "$TB_RTR" conntrack -L -f "$1" -p tcp --dport "$2" 2>/dev/null |
+	grep -q .; }
+check "once idle, the entries expire" tb_wait 10 expired ipv4 5003
+check "... both" tb_wait 3 expired ipv6 5004
 no_flows() { [ "$(tb_flow_entries)" = 0 ]; }
 check "and its flows are removed" tb_wait 3 no_flows
 tb_done

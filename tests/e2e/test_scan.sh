@@ -1,9 +1,9 @@
 #!/bin/bash
-# While the IPv4 table is mostly empty (here 2 entries in 131072 slots), the daemon's scan
-# reads the entries of the connections it knows where their hashes put them, and walks the
-# whole table only every 64 scans (conntrack_sync.c): an entry no connection names, which
-# only a walk finds, is gone within 64 scans, while the connections' own entries stay and
-# carry their traffic. (That scans read the entries they name is test_idle's and
+# While the tables are mostly empty (here 2 entries in 131072 IPv4 slots, none in IPv6's
+# hash map), the daemon's scan reads the entries of the connections it knows by their
+# keys, and walks the whole tables only every 64 scans (conntrack_sync.c): an entry no
+# connection names, which only a walk finds, is gone within 64 scans, while the
+# connections' own entries stay and carry their traffic. (That scans read the entries they name is test_idle's and
 # test_tcp_close's: refreshes and FINs are seen through them.)
 # Nor does a scan read the ports' configuration (links, FDBs, qdiscs, veth peers) unless
 # an event says it changed, or 10 s have passed (ports.c): what the scan then sees through
@@ -18,8 +18,10 @@ offloaded() { eq "$(tb_flow_entries)" 2; }
 check "a UDP conversation is offloaded" tb_wait 10 offloaded
 
 tb_put_orphan 300
+tb_put_orphan6
 scans=$(tb_status | jq .scans)
-check "an entry no connection names is removed" tb_wait 10 tb_orphan_gone 300
+check "an IPv4 entry no connection names is removed" tb_wait 10 tb_orphan_gone 300
+check "so is an IPv6 entry" tb_wait 10 tb_orphan6_gone
 scans=$(($(tb_status | jq .scans) - scans))
 check "... within 64 scans and the one under way ($scans)" le "$scans" 66
 check "the conversation's entries stay" eq "$(tb_flow_entries)" 2
