@@ -524,7 +524,7 @@ void ctsync_handle_events(struct fp_ctsync *cs)
 struct scan_ctx {
 	struct fp_ctsync *cs;
 	uint64_t now;
-	int family;	      /* of the entries scan_flows_of() reads */
+	bool by_record[2];    /* scan_flows_of() reads the records' IPv4, IPv6 entries */
 	uint32_t entries6;    /* the records' IPv6 entries, as scan_conn() counts them */
 	uint32_t poll_stride; /* this scan polls the records whose slot matches, modulo this */
 	bool complete;	      /* the ports changed: complete records offloaded one way */
@@ -600,12 +600,12 @@ static int scan_flow(int family, const union fp_flow_key *key, const union fp_fl
 	return 0;
 }
 
-/* A record's entries, if of the scan's family: read by their keys. */
+/* A record's entries, if its family's table is not walked: read by their keys. */
 static void scan_flows_of(struct fp_conn *c, void *arg)
 {
 	struct scan_ctx *sc = arg;
 
-	if (c->family != sc->family)
+	if (!sc->by_record[c->family == AF_INET6])
 		return;
 	for (int dir = 0; dir < 2; dir++) {
 		union fp_flow_key key;
@@ -688,16 +688,6 @@ static bool table6_sparse(const struct fp_ctsync *cs)
 	return t && (uint64_t)cs->entries6 * TABLE6_SPARSE <= t->capacity;
 }
 
-/* Every entry of @family's table, or the records' entries of it only. */
-static void scan_table(struct scan_ctx *sc, int family, bool walk)
-{
-	sc->family = family;
-	if (walk)
-		fp_flows_walk(sc->cs->inst, family, scan_flow, sc);
-	else
-		conntable_walk(&sc->cs->table, scan_flows_of, sc);
-}
-
 void ctsync_scan(struct fp_ctsync *cs, uint64_t now_ns)
 {
 	struct scan_ctx sc = {.cs = cs, .now = now_ns};
@@ -712,8 +702,15 @@ void ctsync_scan(struct fp_ctsync *cs, uint64_t now_ns)
 	walk_due = sc.complete || ++cs->scans_since_walk >= TABLE_WALK_SCANS;
 	if (walk_due)
 		cs->scans_since_walk = 0;
-	scan_table(&sc, AF_INET, walk_due || !table4_sparse(cs->inst->slots4));
-	scan_table(&sc, AF_INET6, walk_due || !table6_sparse(cs));
+	/* Each table walked whole, or its records' entries read: both in one pass. */
+	sc.by_record[0] = !walk_due && table4_sparse(cs->inst->slots4);
+	sc.by_record[1] = !walk_due && table6_sparse(cs);
+	if (!sc.by_record[0])
+		fp_flows_walk(cs->inst, AF_INET, scan_flow, &sc);
+	if (!sc.by_record[1])
+		fp_flows_walk(cs->inst, AF_INET6, scan_flow, &sc);
+	if (sc.by_record[0] || sc.by_record[1])
+		conntable_walk(&cs->table, scan_flows_of, &sc);
 	sc.now = fp_now_ns(); /* after the walk: no last-seen time read in it is later */
 	conntable_walk(&cs->table, scan_conn, &sc);
 	cs->entries6 = sc.entries6;
