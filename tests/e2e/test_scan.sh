@@ -3,8 +3,8 @@
 # hash map), the daemon's scan reads the entries of the connections it knows by their
 # keys, and walks the whole tables only every 64 scans (conntrack_sync.c): an entry no
 # connection names, which only a walk finds, is gone within 64 scans, while the
-# connections' own entries stay and carry their traffic. (That scans read the entries they name is test_idle's and
-# test_tcp_close's: refreshes and FINs are seen through them.)
+# connections' own entries stay and carry their traffic. (That scans read the entries
+# they name is test_idle's and test_tcp_close's: refreshes and FINs are seen through them.)
 # Nor does a scan read the ports' configuration (links, FDBs, qdiscs, veth peers) unless
 # an event says it changed, or 10 s have passed (ports.c): what the scan then sees through
 # the events is test_shaping's, test_peer_checksum's and test_egress_unable's.

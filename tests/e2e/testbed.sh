@@ -424,8 +424,8 @@ tb_orphan_gone() { # SLOT: not LIVE any more
 }
 # The same in fp_flows6, IPv6's hash map: 2001:2::99 port 12345 to 2001:2:0:2::99 port 53,
 # UDP, from ifindex 255 (ifindex little-endian, as below); its value LIVE (the byte at 72).
-TB_ORPHAN6_KEY="0x20 1 0 2 $(printf '0 %.0s' $(seq 11))0x99 0x20 1 0 2 0 2 $(printf '0 %.0s' $(seq 9))0x99
-	0x30 0x39 0 53 255 0 17 0"
+TB_ORPHAN6_KEY="0x20 1 0 2 $(printf '0 %.0s' $(seq 11))0x99
+	0x20 1 0 2 0 2 $(printf '0 %.0s' $(seq 9))0x99 0x30 0x39 0 53 255 0 17 0"
 tb_put_orphan6() {
 	# shellcheck disable=SC2046,SC2086
 	bpftool map update pinned "$TB_PIN/fp_flows6" key $TB_ORPHAN6_KEY \

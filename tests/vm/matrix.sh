@@ -64,14 +64,14 @@ e2e_kernels=${VM_E2E_KERNELS-5.10 5.15 6.1 6.12}
 # 5.15 (the whole core there took 6.5 min, and CI's 90 minutes were nearly spent). 5.15,
 # OpenWrt 23.05's (Ubuntu 22.04's build of it): the core at both hooks, a PPPoE WAN and an
 # nft flowtable beside the fastpath at XDP, and at the tc hook, where auto attaches most
-# router ports, DSA's VLAN layouts (a LAN on a VLAN, a VLAN-filtering bridge). 6.1: the core, and what this
-# machine's kernel cannot build: a LAN on a VLAN and a bridge over a VLAN port, a PPPoE
-# WAN, an nft flowtable beside the fastpath, an IPsec tunnel with ESP, WireGuard, IPIP and
-# GRE devices; the tc hook's own test; generic mode again, on the far side of 5.15. 6.12,
-# the newest that routers and distributions ship: the core at both hooks (the tc hook is
-# tcx there, from 6.6, and clsact on the other three), and again what 6.1 runs for this
-# machine, with the tc hook's test, and the tap's. fp-test runs the tc program's cases on
-# every kernel.
+# router ports, DSA's VLAN layouts (a LAN on a VLAN, a VLAN-filtering bridge). 6.1: the
+# core, and what this machine's kernel cannot build: a LAN on a VLAN and a bridge over a
+# VLAN port, a PPPoE WAN, an nft flowtable beside the fastpath, an IPsec tunnel with ESP,
+# WireGuard, IPIP and GRE devices; the tc hook's own test; generic mode again, on the far
+# side of 5.15. 6.12, the newest that routers and distributions ship: the core at both
+# hooks (the tc hook is tcx there, from 6.6, and clsact on the other three), and again
+# what 6.1 runs for this machine, with the tc hook's test, and the tap's. fp-test runs the
+# tc program's cases on every kernel.
 core=$(grep -v '^#' tests/e2e/core.list | tr '\n' ' ')
 plan() { # KERNEL xdp|tc: the end-to-end tests for it
 	case "$1 $2" in
