@@ -57,6 +57,21 @@ private_apt_update() { # ARCH DIR: apt_opts for DIR/sources.list, and its lists
 	apt_opts=(-o "Dir::Etc::sourcelist=$apt_dir/sources.list" -o Dir::Etc::sourceparts=/dev/null
 		-o "Dir::State::Lists=$apt_dir/lists" -o "Dir::Cache=$apt_dir/cache"
 		-o "Dir::State::status=/dev/null" -o "APT::Architecture=$arch"
-		-o "APT::Architectures::=$arch" -o Debug::NoLocking=1 -o APT::Sandbox::User=root)
+		-o "APT::Architectures::=$arch" -o Debug::NoLocking=1 -o APT::Sandbox::User=root
+		-o Acquire::Retries=3)
+	apt-get "${apt_opts[@]}" -qq update && return
+	# A mirror caught in a sync serves an index that its Release file does not describe,
+	# and apt refuses the whole update: seen here with bookworm-security's armhf
+	# index, which failed CI's cross build on a fresh machine. Once more after a pause,
+	# then without the security suites: their packages are newer versions of the main
+	# suites' ones, which a sysroot, a guest's root and a guest's kernel can do with.
+	sleep 5
+	apt-get "${apt_opts[@]}" -qq update 2>/dev/null && return
+	grep -q -- '-security ' "$apt_dir/sources.list" || return 1
+	echo "debian-apt.sh: the security suite's $arch index is unusable here (a mirror" \
+		"in sync?): its main suite alone" >&2
+	sed -i '/-security /d' "$apt_dir/sources.list"
+	rm -rf "$apt_dir/lists"
+	mkdir -p "$apt_dir/lists/partial"
 	apt-get "${apt_opts[@]}" -qq update
 }
