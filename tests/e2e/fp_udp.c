@@ -10,6 +10,10 @@
  *                                 came back intact. N 0: until SIGUSR1, which also ends a
  *                                 counted conversation early (what was sent is then awaited).
  *                                 Fails after 30 s without an echo.
+ *   fp-udp client ADDR PORT N MS  the same, but the first datagram goes alone, and the rest
+ *                                 MS milliseconds after its echo, as after a handshake: the
+ *                                 daemon offloads the conversation meanwhile, so a test of
+ *                                 what carries it is not a race with the daemon
  *   fp-udp pong PORT              TCP: answers every connection with "pong" and closes
  *   fp-udp churn ADDR PORT S      short TCP (pong) and UDP (server) exchanges for S seconds,
  *                                 each from a new port; prints "ok N failed M"
@@ -118,7 +122,7 @@ static void on_sigusr1(int sig)
  */
 #define RING 65536
 
-static int client(const char *addr, const char *port, uint32_t count)
+static int client(const char *addr, const char *port, uint32_t count, uint32_t settle_ms)
 {
 	struct addrinfo hints = {.ai_socktype = SOCK_DGRAM}, *ai;
 	struct sigaction sa = {.sa_handler = on_sigusr1};
@@ -126,6 +130,7 @@ static int client(const char *addr, const char *port, uint32_t count)
 	double *sent_at = calloc(RING, sizeof(double));
 	unsigned long corrupt = 0, resent = 0, done = 0;
 	uint32_t next = 0, low = 0;
+	bool settling = settle_ms > 0; /* the first datagram alone, a pause after its echo */
 	int fd;
 
 	if (!echoed || !sent_at || getaddrinfo(addr, port, &hints, &ai))
@@ -162,7 +167,7 @@ static int client(const char *addr, const char *port, uint32_t count)
 			}
 			in_flight++;
 		}
-		while (next < count && in_flight < WINDOW && next - low < RING) {
+		while (next < count && in_flight < (settling ? 1 : WINDOW) && next - low < RING) {
 			payload_fill(want, next, PAYLOAD);
 			send(fd, want, PAYLOAD, 0);
 			echoed[next % RING] = 0;
@@ -186,6 +191,13 @@ static int client(const char *addr, const char *port, uint32_t count)
 		if (seq >= low && !echoed[seq % RING]) { /* else a resent one's second echo */
 			echoed[seq % RING] = 1;
 			done++;
+			if (settling) {
+				struct timespec pause = {settle_ms / 1000,
+							 settle_ms % 1000 * 1000000L};
+
+				nanosleep(&pause, NULL);
+				settling = false;
+			}
 			stalled_at = now_s() + 30;
 		}
 	}
@@ -294,13 +306,14 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc == 3 && !strcmp(argv[1], "server"))
 		return server(argv[2]);
-	if (argc == 5 && !strcmp(argv[1], "client"))
-		return client(argv[2], argv[3], strtoul(argv[4], NULL, 0) ?: UINT32_MAX);
+	if ((argc == 5 || argc == 6) && !strcmp(argv[1], "client"))
+		return client(argv[2], argv[3], strtoul(argv[4], NULL, 0) ?: UINT32_MAX,
+			      argc == 6 ? strtoul(argv[5], NULL, 0) : 0);
 	if (argc == 3 && !strcmp(argv[1], "pong"))
 		return pong(argv[2]);
 	if (argc == 5 && !strcmp(argv[1], "churn"))
 		return churn(argv[2], argv[3], strtod(argv[4], NULL));
-	fprintf(stderr, "usage: fp-udp server PORT | fp-udp client ADDR PORT COUNT |\n"
+	fprintf(stderr, "usage: fp-udp server PORT | fp-udp client ADDR PORT COUNT [SETTLE_MS] |\n"
 			"       fp-udp pong PORT | fp-udp churn ADDR PORT SECONDS\n");
 	return 2;
 }
