@@ -15,18 +15,20 @@ if [ "$(id -u)" != 0 ]; then
 fi
 passed=0
 failed=0
-count() { # the "N passed, N failed" line of a suite's output
+count() { # LOG TITLE: the "N passed, N failed" line of a suite's output
 	local line
 	line=$(grep -E '[0-9]+ passed, [0-9]+ failed' "$1" | tail -n 1)
 	if [ -z "$line" ]; then
 		failed=$((failed + 1)) # the suite died before reporting
+		echo "  $2: no result" >>"$failures"
 		return
 	fi
 	passed=$((passed + $(sed -E 's/.* ([0-9]+) passed.*/\1/' <<<"$line")))
 	failed=$((failed + $(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$line")))
 }
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+failures=$(mktemp) # what failed, each under the guest or suite it failed in
+trap 'rm -f "$log" "$failures"' EXIT
 
 # Runs one suite: its output, its counts, and how long it took (CI stops at 90 minutes).
 suite() { # TITLE COMMAND...
@@ -35,7 +37,9 @@ suite() { # TITLE COMMAND...
 	shift
 	echo "== $title"
 	"$@" | tee "$log"
-	count "$log"
+	count "$log" "$title"
+	awk -v suite="$title" '/^== / { at = substr($0, 4) }
+		/^FAIL - / { print "  " (at ? at : suite) ": " substr($0, 8) }' "$log" >>"$failures"
 	echo "   (took $((SECONDS - start)) s; $((SECONDS / 60)) min since make test began)"
 }
 
@@ -51,5 +55,10 @@ suite "router architectures: cross builds for arm64, armhf, mipsel, s390x (qemu-
 	tests/cross/run.sh
 suite "the kernels routers ship: 5.10, 5.15, 6.1, 6.12; 6.1 big-endian, 32-bit ARM and MIPS (qemu guests)" \
 	tests/vm/matrix.sh
+# Again at the end, where a long log's reader looks first.
+if [ -s "$failures" ]; then
+	echo "== what failed"
+	cat "$failures"
+fi
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

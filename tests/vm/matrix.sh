@@ -169,6 +169,7 @@ done
 cross_guest() { # ARCH KERNEL WHAT TESTS...
 	local arch=$1 k=$2 what=$3
 	shift 3
+	echo "== the cross build for $arch"
 	if ! tests/cross/build.sh "$arch" >"$log" 2>&1; then
 		tail -n 20 "$log"
 		echo "FAIL - fp-test on $k $arch: the cross build"
