@@ -181,37 +181,53 @@ static void count_in_kernel(struct fp_config *cfg, void *arg)
 	cfg->kernel++;
 }
 
+/* Two processes, this one and a child, change a field each @rounds times over, from @base
+ * with both at 0; with @unlinked, after the lock file this process has open is unlinked. */
+static void race_config_writers(struct fp_instance *inst, const struct fp_config *base,
+				uint32_t rounds, bool unlinked)
+{
+	const char *what = unlinked ? "its lock file unlinked" : "forked";
+	struct fp_config cfg = *base;
+	int status = 0;
+	pid_t child;
+
+	cfg.steer_cpus = cfg.kernel = 0;
+	fp_change_config(inst, set_config, &cfg); /* this process opens the lock file */
+	if (unlinked)
+		remove_lock_file(inst);
+	child = fork();
+	if (child == 0) {
+		for (uint32_t i = 0; i < rounds; i++)
+			fp_change_config(inst, count_in_steer_cpus, NULL);
+		_exit(0);
+	}
+	for (uint32_t i = 0; i < rounds; i++)
+		fp_change_config(inst, count_in_kernel, NULL);
+	waitpid(child, &status, 0);
+	CHECK(!fp_read_config(inst, &cfg), "read the config");
+	CHECK(cfg.kernel == rounds, "%s: %u changes of this process's field, want %u", what,
+	      cfg.kernel, rounds);
+	CHECK(cfg.steer_cpus == rounds, "%s: %u changes of the other process's field, want %u",
+	      what, cfg.steer_cpus, rounds);
+}
+
 /*
  * fp_config's writers (the daemon's heartbeat, attach's port flags and steering) each
  * read, change and write back the whole entry: two processes changing a field each, many
- * times over, must lose none of each other's changes.
+ * times over, must lose none of each other's changes. The lock file they take turns on is
+ * kept open: the child must not share this process's open file (the daemon is forked from
+ * attach), and once unlinked, the file others lock is a new one.
  */
 static void test_config_writers(void)
 {
 	struct fp_instance inst = {.config_fd = bpf_map__fd(fx.skel->maps.fp_config)};
-	const uint32_t rounds = 5000;
-	struct fp_config saved, cfg;
-	int status = 0;
-	pid_t child;
+	struct fp_config saved;
 
 	tl_case_begin("config writers in two processes lose none of each other's changes");
 	snprintf(inst.name, sizeof(inst.name), "fp-test-config-%d", getpid());
 	CHECK(!fp_read_config(&inst, &saved), "read the config");
-	cfg = saved;
-	cfg.steer_cpus = cfg.kernel = 0;
-	fp_change_config(&inst, set_config, &cfg);
-	child = fork();
-	if (child == 0) {
-		for (uint32_t i = 0; i < rounds; i++)
-			fp_change_config(&inst, count_in_steer_cpus, NULL);
-		_exit(0);
-	}
-	for (uint32_t i = 0; i < rounds; i++)
-		fp_change_config(&inst, count_in_kernel, NULL);
-	waitpid(child, &status, 0);
-	CHECK(!fp_read_config(&inst, &cfg), "read the config");
-	CHECK_EQ(cfg.kernel, rounds, "changes of this process's field");
-	CHECK_EQ(cfg.steer_cpus, rounds, "changes of the other process's field");
+	race_config_writers(&inst, &saved, 5000, false);
+	race_config_writers(&inst, &saved, 5000, true);
 	fp_change_config(&inst, set_config, &saved);
 	remove_lock_file(&inst);
 	tl_case_end();
