@@ -74,7 +74,7 @@ tb_udp_server 6000
 tb_share_start
 pppoe_before=$(tb_stat pass_pppoe)
 check "LAN at the tc hook, WAN generic: 5000 datagrams over PPPoE echoed intact" \
-	cli "$FP_UDP" client 198.19.9.2 6000 5000 200
+	cli "$FP_UDP" client 198.19.9.2 6000 5000 "$TB_SETTLE_MS"
 check "... the fastpath carried >= 90% of the packets, both ways" tb_share_at_least 90
 # A complete checksum that happens to equal the pseudo-header's sum (1 in 65536: 5000
 # datagrams from a random port meet one 7% of the time) is taken for partial and passes.
@@ -89,7 +89,7 @@ tb_udp_server 6001 # the last one ended with its client
 pppoe_before=$(tb_stat pass_pppoe)
 fwd=$(tb_stat forwarded)
 check "LAN sending partial checksums: 5000 datagrams over PPPoE echoed intact" \
-	cli "$FP_UDP" client 198.19.9.2 6001 5000 200
+	cli "$FP_UDP" client 198.19.9.2 6001 5000 "$TB_SETTLE_MS"
 check "... those going out left to the kernel (>= 4500 in pass_pppoe)" \
 	ge "$(($(tb_stat pass_pppoe) - pppoe_before))" 4500
 check "... the replies on the fastpath (>= 4500)" ge "$(($(tb_stat forwarded) - fwd))" 4500

@@ -60,8 +60,8 @@ running() { [ "$(tb_daemon_pid 2>/dev/null)" -gt 0 ] 2>/dev/null; }
 check "... and that command attaches and runs the daemon" tb_wait 10 running
 tb_udp_server 6000
 tb_share_start
-# 2000 echoes take 50 ms: the conversation waits 200 ms for the offload after the first.
-check "... which offloads a conversation" cli "$FP_UDP" client 198.19.2.2 6000 2000 200
+check "... which offloads a conversation" \
+	cli "$FP_UDP" client 198.19.2.2 6000 2000 "$TB_SETTLE_MS"
 check "... (>= 90% on the fastpath)" tb_share_at_least 90
 check "... with the configured table size" eq "$(tb_status | jq .max_flows)" 4096
 check "... and steering on" eq "$(tb_status | jq .steer_cpus)" "$(nproc)"

@@ -329,6 +329,11 @@ tb_paced_stop_intact() {
 }
 
 FP_UDP=$TB_BUILD/fp-udp
+# fp-udp client's SETTLE_MS for a short conversation whose share of the fastpath a test
+# checks: the first datagram, then a pause for the daemon to offload it, then the rest.
+# 2000 echoes take 50 ms here, and a daemon 20 ms late on a loaded machine cost 10%.
+# shellcheck disable=SC2034 # the tests use it
+TB_SETTLE_MS=200
 # tb_udp_server PORT [OUTFILE]: an fp-udp echo server on the server host, listening on return.
 tb_udp_server() {
 	srv "$FP_UDP" server "$1" >"${2:-/dev/null}" &
