@@ -71,7 +71,5 @@ private_apt_update() { # ARCH DIR: apt_opts for DIR/sources.list, and its lists
 	echo "debian-apt.sh: the security suite's $arch index is unusable here (a mirror" \
 		"in sync?): its main suite alone" >&2
 	sed -i '/-security /d' "$apt_dir/sources.list"
-	rm -rf "$apt_dir/lists"
-	mkdir -p "$apt_dir/lists/partial"
 	apt-get "${apt_opts[@]}" -qq update
 }
