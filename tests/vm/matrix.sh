@@ -68,10 +68,11 @@ e2e_kernels=${VM_E2E_KERNELS-5.10 5.15 6.1 6.12}
 # core, and what this machine's kernel cannot build: a LAN on a VLAN and a bridge over a
 # VLAN port, a PPPoE WAN, an nft flowtable beside the fastpath, an IPsec tunnel with ESP,
 # WireGuard, IPIP and GRE devices; the tc hook's own test; generic mode again, on the far
-# side of 5.15. 6.12, the newest that routers and distributions ship: the core at both
-# hooks (the tc hook is tcx there, from 6.6, and clsact on the other three), and again
-# what 6.1 runs for this machine, with the tc hook's test, and the tap's. fp-test runs the
-# tc program's cases on every kernel.
+# side of 5.15; policy routing without BPF_FIB_LOOKUP_MARK (6.10), as every router kernel
+# does it. 6.12, the newest that routers and distributions ship: the core at both hooks
+# (the tc hook is tcx there, from 6.6, and clsact on the other three), and again what 6.1
+# runs for this machine, with the tc hook's test, and the tap's. fp-test runs the tc
+# program's cases on every kernel.
 core=$(grep -v '^#' tests/e2e/core.list | tr '\n' ' ')
 plan() { # KERNEL xdp|tc: the end-to-end tests for it
 	case "$1 $2" in
@@ -85,7 +86,7 @@ plan() { # KERNEL xdp|tc: the end-to-end tests for it
 	"6.1 xdp")
 		echo "$core test_vlan.sh test_bridge_vlan.sh test_pppoe.sh test_pppoe_vlan.sh" \
 			"test_flowtable.sh test_tc_hook.sh test_generic_mode.sh test_ipsec.sh" \
-			"test_l3_tunnel.sh"
+			"test_l3_tunnel.sh test_policy_routing.sh"
 		;;
 	"6.1 tc") echo "" ;;
 	"6.12 xdp")
