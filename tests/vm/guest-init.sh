@@ -27,6 +27,13 @@ hostname fp-guest
 # stack on the console, instead of at the run's timeout.
 sysctl -qw kernel.printk="5 4 1 7" kernel.softlockup_panic=1
 
+# The host stops a guest whose console stays silent (tests/vm/run.sh, VM_SILENCE): alive
+# every 10 s, with the guest's uptime.
+while sleep 10; do
+	echo "fp-vm-heartbeat $(cut -d ' ' -f 1 /proc/uptime)"
+done &
+heartbeat=$!
+
 status=255
 if [ -r "${fp_cmd:-}" ]; then
 	bash "$fp_cmd"
@@ -34,6 +41,7 @@ if [ -r "${fp_cmd:-}" ]; then
 else
 	echo "guest-init: no command file (fp_cmd='${fp_cmd:-}')"
 fi
+kill "$heartbeat"
 echo "fp-vm-exit-status: $status"
 sync
 echo o >/proc/sysrq-trigger

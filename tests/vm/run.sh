@@ -24,10 +24,16 @@
 # Environment: VM_DIR (build/vm), VM_ARCH (amd64), VM_BPF_JIT (1: the guest's
 # net.core.bpf_jit_enable; 0 leaves BPF to the interpreter where the kernel lets the JIT be
 # off), VM_MEM (3G), VM_CPUS (2), VM_ACCEL (tcg,thread=multi; tcg,thread=single runs the
-# vCPUs in turn, on one thread), VM_TIMEOUT (seconds, 1800), VM_LOG (also write the console
-# to this file), VM_FILL_XDP_DISPATCHER (1: an x86 guest's XDP dispatcher is filled before
+# vCPUs in turn, on one thread), VM_TIMEOUT (seconds, 1800), VM_SILENCE (seconds, 180: see
+# below), VM_LOG (also write the console to this file), VM_FILL_XDP_DISPATCHER (1: an x86 guest's XDP dispatcher is filled before
 # the command, fill-xdp-dispatcher.sh says why; 0 leaves it, as xdp-swap-lockup.sh needs to
 # show the fault).
+#
+# The guest says it is alive every 10 s (guest-init.sh prints "fp-vm-heartbeat UPTIME" on its
+# console, left out of what this prints); one whose console stays silent for VM_SILENCE
+# seconds is stopped, and this exits 124 saying it went silent. A frozen guest (once, in CI,
+# the MIPS one: no line in 30 minutes, not even a watchdog's) then costs 3 minutes, not
+# VM_TIMEOUT.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -117,20 +123,41 @@ mipsel)
 	exit 2
 	;;
 esac
+silence_s=${VM_SILENCE:-180}
+# Stops the guest (through timeout, PID) once its console has been silent for silence_s.
+watch_console() { # PID
+	local quiet
+	while sleep 10; do
+		kill -0 "$1" 2>/dev/null || return 0
+		quiet=$(($(date +%s) - $(stat -c %Y "$console")))
+		if [ "$quiet" -ge "$silence_s" ]; then
+			touch "$work/silent"
+			kill -TERM "$1"
+			return 0
+		fi
+	done
+}
 set +e
-timeout --foreground -k 10 "$timeout_s" "${machine[@]}" \
-	-accel "${VM_ACCEL:-tcg,thread=multi}" -smp "$cpus" -m "$mem" \
-	-no-reboot -nodefaults -display none -monitor none \
-	-kernel "$kdir/vmlinuz" -initrd "$initrd" \
-	-append "console=$tty quiet loglevel=1 panic=-1 fp_release=$release fp_cmd=$host_prefix$work/cmd" \
-	-virtfs "local,path=/,mount_tag=hostroot,$share,multidevs=remap" \
-	-virtfs "local,path=$kdir/lib/modules/$release,mount_tag=modules,$share" \
-	</dev/null | sed -u 's/\r$//' | tee "$console" ${VM_LOG:+"$VM_LOG"}
+{
+	timeout --foreground -k 10 "$timeout_s" "${machine[@]}" \
+		-accel "${VM_ACCEL:-tcg,thread=multi}" -smp "$cpus" -m "$mem" \
+		-no-reboot -nodefaults -display none -monitor none \
+		-kernel "$kdir/vmlinuz" -initrd "$initrd" \
+		-append "console=$tty quiet loglevel=1 panic=-1 fp_release=$release fp_cmd=$host_prefix$work/cmd" \
+		-virtfs "local,path=/,mount_tag=hostroot,$share,multidevs=remap" \
+		-virtfs "local,path=$kdir/lib/modules/$release,mount_tag=modules,$share" \
+		</dev/null &
+	guest=$!
+	watch_console "$guest" >/dev/null &
+	wait "$guest"
+} | sed -u 's/\r$//' | tee "$console" ${VM_LOG:+"$VM_LOG"} | grep --line-buffered -v '^fp-vm-heartbeat '
 qemu_status=${PIPESTATUS[0]}
 set -e
 status=$(sed -n -E 's/^fp-vm-exit-status: ([0-9]+)$/\1/p' "$console" | tail -n 1)
 if [ -z "$status" ]; then
-	if [ "$qemu_status" = 124 ]; then
+	if [ -e "$work/silent" ]; then
+		echo "tests/vm/run.sh: the $kernel guest went silent (no line on its console in ${silence_s}s)" >&2
+	elif [ "$qemu_status" = 124 ]; then
 		echo "tests/vm/run.sh: the $kernel guest did not finish within ${timeout_s}s" >&2
 	else
 		echo "tests/vm/run.sh: the $kernel guest stopped without an exit status (qemu: $qemu_status)" >&2
