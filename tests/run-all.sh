@@ -27,7 +27,7 @@ count() { # LOG TITLE: the "N passed, N failed" line of a suite's output
 	failed=$((failed + $(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$line")))
 }
 log=$(mktemp)
-failures=$(mktemp) # what failed, each under the guest or suite it failed in
+failures=$(mktemp) # what failed or warned, each under the guest or suite it came from
 trap 'rm -f "$log" "$failures"' EXIT
 
 # Runs one suite: its output, its counts, and how long it took (CI stops at 90 minutes).
@@ -39,7 +39,7 @@ suite() { # TITLE COMMAND...
 	"$@" | tee "$log"
 	count "$log" "$title"
 	awk -v suite="$title" '/^== / { at = substr($0, 4) }
-		/^FAIL - / { print "  " (at ? at : suite) ": " substr($0, 8) }' "$log" >>"$failures"
+		/^(FAIL|WARN) - / { print "  " (at ? at : suite) ": " $0 }' "$log" >>"$failures"
 	echo "   (took $((SECONDS - start)) s; $((SECONDS / 60)) min since make test began)"
 }
 
@@ -57,7 +57,7 @@ suite "the kernels routers ship: 5.10, 5.15, 6.1, 6.12; 6.1 big-endian, 32-bit A
 	tests/vm/matrix.sh
 # Again at the end, where a long log's reader looks first.
 if [ -s "$failures" ]; then
-	echo "== what failed"
+	echo "== what failed or warned"
 	cat "$failures"
 fi
 echo "$passed passed, $failed failed"
