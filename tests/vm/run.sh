@@ -25,9 +25,9 @@
 # net.core.bpf_jit_enable; 0 leaves BPF to the interpreter where the kernel lets the JIT be
 # off), VM_MEM (3G), VM_CPUS (2), VM_ACCEL (tcg,thread=multi; tcg,thread=single runs the
 # vCPUs in turn, on one thread), VM_TIMEOUT (seconds, 1800), VM_SILENCE (seconds, 180: see
-# below), VM_LOG (also write the console to this file), VM_FILL_XDP_DISPATCHER (1: an x86 guest's XDP dispatcher is filled before
-# the command, fill-xdp-dispatcher.sh says why; 0 leaves it, as xdp-swap-lockup.sh needs to
-# show the fault).
+# below), VM_LOG (also write the console to this file), VM_FILL_XDP_DISPATCHER (1: an x86
+# guest's XDP dispatcher is filled before the command, fill-xdp-dispatcher.sh says why; 0
+# leaves it, as xdp-swap-lockup.sh needs to show the fault).
 #
 # The guest says it is alive every 10 s (guest-init.sh prints "fp-vm-heartbeat UPTIME" on its
 # console, left out of what this prints); one whose console stays silent for VM_SILENCE
@@ -150,7 +150,8 @@ set +e
 	guest=$!
 	watch_console "$guest" >/dev/null &
 	wait "$guest"
-} | sed -u 's/\r$//' | tee "$console" ${VM_LOG:+"$VM_LOG"} | grep --line-buffered -v '^fp-vm-heartbeat '
+} | sed -u 's/\r$//' | tee "$console" ${VM_LOG:+"$VM_LOG"} |
+	grep --line-buffered -v '^fp-vm-heartbeat '
 qemu_status=${PIPESTATUS[0]}
 set -e
 status=$(sed -n -E 's/^fp-vm-exit-status: ([0-9]+)$/\1/p' "$console" | tail -n 1)
