@@ -49,6 +49,10 @@ mem=${VM_MEM:-3G} cpus=${VM_CPUS:-2}
 # Malta's kernel has no high memory, and the board runs one core unless it is a multi-threaded one.
 [ "$arch" = mipsel ] && mem=${VM_MEM:-256M} cpus=${VM_CPUS:-1}
 export VM_ARCH=$arch
+# Guests that start side by side (tests/vm/matrix.sh) fetch and build what they share in turn.
+mkdir -p "$vm_dir"
+exec {prepare_lock}>"$vm_dir/.prepare.lock"
+flock "$prepare_lock"
 "$here/fetch-kernel.sh" "$kernel" "$vm_dir"
 kdir=$vm_dir/$kernel
 guest_root='' host_prefix=''
@@ -62,6 +66,7 @@ release=$(cat "$kdir/release")
 initrd=$kdir/initrd.img
 [ -s "$initrd" ] && [ "$initrd" -nt "$here/make-initrd.sh" ] ||
 	"$here/make-initrd.sh" "$kdir" "$release" "$initrd" "$guest_root"
+exec {prepare_lock}>&-
 
 work=$(mktemp -d "$vm_dir/run.XXXXXX")
 cleanup() { rm -rf "$work"; }
