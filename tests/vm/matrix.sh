@@ -35,7 +35,9 @@
 #   VM_SINGLE_KERNELS default "6.12": every guest there runs with the vCPUs in turn, the
 #                   end-to-end tests' waits stretched (E2E_TIME_SCALE=3): its guest once
 #                   oopsed while booting, an int3 left by the kernel's patching of its own
-#                   code (an emulation fault)
+#                   code (an emulation fault); such a guest keeps one host core busy, so
+#                   its tc hook's guest runs beside its XDP one (as do the 32-bit MIPS
+#                   guest's two, one vCPU each), see beside below
 #
 # With qemu's multi-threaded TCG, the kernel's rewrite of its XDP dispatcher while another
 # vCPU runs it locks 5.10 up and oopses 6.12 (tests/vm/xdp-swap-lockup.sh does it without
@@ -106,8 +108,9 @@ froze=0
 log=$(mktemp)
 
 console=$(mktemp)
-trap 'rm -f "$log" "$console"' EXIT
 export VM_LOG=$console # the guest's whole console, kernel messages included
+beside_pid='' beside_out=''
+trap 'rm -f "$log" "$console"; abandon_beside' EXIT
 
 # A guest that hung (a lockup, a device that never goes away) says why in the kernel's
 # messages, which the lines the matrix prints leave out.
@@ -189,6 +192,59 @@ fptest_guest() { # KERNEL NAME FP_TEST: one guest runs it (VM_ARCH, VM_ACCEL pas
 	count "fp-test on $2"
 	echo "   (the guest took $((SECONDS - start)) s)"
 }
+# A guest whose vCPUs take turns, or that has one (Malta's), runs on one host thread, and
+# this machine and CI's have two cores: beside runs one such guest (FUNCTION ARGS...,
+# e2e_guest or fptest_guest) in the background while another runs here, its output held
+# back until settle prints it and adds its counts. One at a time; the guests share nothing
+# (run.sh gives each its own overlay, and fetches and builds what they share in turn).
+beside() { # FUNCTION ARGS...
+	beside_out=$(mktemp)
+	apart "$@" >"$beside_out" 2>&1 &
+	beside_pid=$!
+}
+apart() { # FUNCTION ARGS...: runs it with logs and counts of its own, which it prints last
+	local log console passed=0 failed=0 froze=0
+	log=$(mktemp) console=$(mktemp)
+	local -x VM_LOG=$console
+	# shellcheck disable=SC2064 # these files, not the caller's $log when the job ends
+	trap "rm -f $(printf '%q %q' "$log" "$console")" EXIT
+	"$@"
+	echo "beside-counts: $passed $failed $froze"
+}
+settle() {
+	[ -n "$beside_pid" ] || return 0
+	wait "$beside_pid"
+	grep -v '^beside-counts: ' "$beside_out"
+	local counts
+	counts=$(sed -n 's/^beside-counts: //p' "$beside_out")
+	rm -f "$beside_out"
+	beside_pid=''
+	if [ -z "$counts" ]; then
+		echo "FAIL - the guest that ran beside: no result (see above)"
+		failed=$((failed + 1))
+		return
+	fi
+	read -r -a counts <<<"$counts"
+	passed=$((passed + counts[0]))
+	failed=$((failed + counts[1]))
+	froze=$((froze + counts[2]))
+}
+# On the way out (a failure, ^C, a timeout): the guest beside stops, and shows what it did.
+abandon_beside() {
+	[ -n "$beside_pid" ] || return 0
+	kill_tree "$beside_pid"
+	wait "$beside_pid"
+	echo "(stopped, with this run: the guest that ran beside)"
+	grep -v '^beside-counts: ' "$beside_out"
+	rm -f "$beside_out"
+}
+kill_tree() { # PID: it and every process under it (a background job ignores ^C)
+	local child
+	for child in $(pgrep -P "$1"); do
+		kill_tree "$child"
+	done
+	kill "$1" 2>/dev/null || true
+}
 # The accelerator of KERNEL's guests: the vCPUs in turn for VM_SINGLE_KERNELS.
 guest_accel() { # KERNEL
 	if [[ " $single_kernels " == *" $1 "* ]]; then
@@ -211,8 +267,11 @@ cross_guest() { # ARCH KERNEL WHAT TESTS...
 		failed=$((failed + 1))
 		return
 	fi
-	VM_ARCH=$arch fptest_guest "$k" "$k $what" "build/$arch/fp-test"
+	local at=()
+	[ "$arch" = mipsel ] && at=(beside) # Malta's one vCPU: its two guests side by side
+	VM_ARCH=$arch "${at[@]}" fptest_guest "$k" "$k $what" "build/$arch/fp-test"
 	E2E_BUILD=build/$arch VM_ARCH=$arch e2e_guest "$k" "end-to-end tests, $what," "$@"
+	settle
 }
 for k in $be_kernels; do
 	# shellcheck disable=SC2086 # a list of test names
@@ -227,6 +286,11 @@ for k in $mips32_kernels; do
 	# shellcheck disable=SC2086 # a list of test names
 	cross_guest mipsel "$k" "mipsel, 32-bit MIPS" $mips32_e2e_tests
 done
+at_tc_hook() { # [beside]: the tc hook's end-to-end guest of kernel k (the loop below)
+	# shellcheck disable=SC2046 # a list of test names
+	VM_ACCEL=$accel E2E_TIME_SCALE=$scale E2E_MODE=tc \
+		"$@" e2e_guest "$k" "end-to-end tests at the tc hook" $(pick out "$tc_tests" "$serial")
+}
 for k in $e2e_kernels; do
 	serial=''
 	[[ " $serial_kernels " == *" $k "* ]] && serial=$serial_tests
@@ -237,10 +301,12 @@ for k in $e2e_kernels; do
 	[ "$accel" = tcg,thread=single ] && scale=3
 	# shellcheck disable=SC2046 # lists of test names
 	{
+		# With the vCPUs in turn, the tc hook's guest runs beside the XDP one.
+		[ "$accel" = tcg,thread=single ] && at_tc_hook beside
 		VM_ACCEL=$accel E2E_TIME_SCALE=$scale \
 			e2e_guest "$k" "end-to-end tests" $(pick out "$e2e_tests" "$serial")
-		VM_ACCEL=$accel E2E_TIME_SCALE=$scale E2E_MODE=tc \
-			e2e_guest "$k" "end-to-end tests at the tc hook" $(pick out "$tc_tests" "$serial")
+		[ "$accel" = tcg,thread=single ] || at_tc_hook
+		settle
 		VM_ACCEL=tcg,thread=single E2E_TIME_SCALE=3 \
 			e2e_guest "$k" "end-to-end tests that swap XDP programs, vCPUs in turn" \
 			$(pick in "$e2e_tests" "$serial")
