@@ -14,7 +14,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <bpf/libbpf.h>
 
+#include "common.h"
 #include "fixture.h"
 #include "testlib.h"
 #include "tests.h"
@@ -53,6 +55,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* libbpf's messages as the command shows them: on MIPS, not a line per IFLA_PAD. */
+	libbpf_set_print(fp_libbpf_print);
 	fx_setup();
 	if (fx_wire) /* a frame over the wire costs what a thousand test runs do */
 		iterations = 5000;
