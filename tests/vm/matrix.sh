@@ -32,12 +32,13 @@
 #                   stretched (E2E_TIME_SCALE=3)
 #   VM_SERIAL_TESTS default: those that attach or detach an XDP program while XDP traffic
 #                   flows (test_bridge, test_egress_unable)
-#   VM_SINGLE_KERNELS default "6.12": every guest there runs with the vCPUs in turn, the
-#                   end-to-end tests' waits stretched (E2E_TIME_SCALE=3): its guest once
-#                   oopsed while booting, an int3 left by the kernel's patching of its own
-#                   code (an emulation fault); such a guest keeps one host core busy, so
+#   VM_SINGLE_KERNELS default "5.15 6.12": every guest there runs with the vCPUs in turn,
+#                   the end-to-end tests' waits stretched (E2E_TIME_SCALE=3). 6.12's guest
+#                   once oopsed while booting, an int3 left by the kernel's patching of its
+#                   own code (an emulation fault). Such a guest keeps one host core busy, so
 #                   its tc hook's guest runs beside its XDP one (as do the 32-bit MIPS
-#                   guest's two, one vCPU each), see beside below
+#                   guest's two, one vCPU each; see beside below): 5.15, whose two plans
+#                   are of a size, is here for that
 #
 # With qemu's multi-threaded TCG, the kernel's rewrite of its XDP dispatcher while another
 # vCPU runs it locks 5.10 up and oopses 6.12 (tests/vm/xdp-swap-lockup.sh does it without
@@ -101,7 +102,7 @@ plan() { # KERNEL xdp|tc: the end-to-end tests for it
 }
 serial_kernels=${VM_SERIAL_KERNELS-}
 serial_tests=${VM_SERIAL_TESTS-test_bridge.sh test_egress_unable.sh}
-single_kernels=${VM_SINGLE_KERNELS-6.12}
+single_kernels=${VM_SINGLE_KERNELS-5.15 6.12}
 passed=0
 failed=0
 froze=0
