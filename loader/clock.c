@@ -166,14 +166,41 @@ bool fp_clock_lag_ok(const struct fp_clock *clock, int64_t lag_ns)
 	return lag_ns >= -2 * tick && lag_ns <= 3 * tick;
 }
 
-int fp_clock_check(struct fp_clock *clock)
+void fp_clock_retry_later(struct fp_clock_retry *retry, uint64_t now_ns)
+{
+	if (retry->wait_ns < FP_CLOCK_RETRY_FIRST_NS)
+		retry->wait_ns = FP_CLOCK_RETRY_FIRST_NS;
+	else if (retry->wait_ns < FP_CLOCK_RETRY_LAST_NS / 2)
+		retry->wait_ns *= 2;
+	else
+		retry->wait_ns = FP_CLOCK_RETRY_LAST_NS;
+	retry->due_ns = now_ns + retry->wait_ns;
+}
+
+/* A clock that has none (tick_ns 0) calibrated when its retry is due. */
+static int calibrate_when_due(struct fp_clock *clock, struct fp_clock_retry *retry, uint64_t now_ns)
+{
+	struct fp_clock fresh;
+
+	if (now_ns < retry->due_ns)
+		return 0;
+	if (fp_clock_calibrate(&fresh)) {
+		fp_clock_retry_later(retry, now_ns);
+		return 0;
+	}
+	*retry = (struct fp_clock_retry){0};
+	*clock = fresh;
+	return 1;
+}
+
+int fp_clock_check(struct fp_clock *clock, struct fp_clock_retry *retry, uint64_t now_ns)
 {
 	struct fp_clock fresh;
 	int64_t lag;
 	int err;
 
 	if (!clock->tick_ns)
-		return 0;
+		return calibrate_when_due(clock, retry, now_ns);
 	err = fp_clock_lag_ns(clock, &lag);
 	if (err)
 		return err;
@@ -187,9 +214,12 @@ int fp_clock_check(struct fp_clock *clock)
 	if (fp_clock_lag_ok(clock, lag))
 		return 0;
 	/* A clock that stays wrong would pass every packet to the kernel once it runs a lease
-	 * ahead: if it does not calibrate again, the datapath reads the kernel's clock. */
-	if (fp_clock_calibrate(&fresh))
+	 * ahead: if it does not calibrate again, the datapath reads the kernel's clock until
+	 * a retry calibrates it. */
+	if (fp_clock_calibrate(&fresh)) {
 		fresh = (struct fp_clock){0};
+		fp_clock_retry_later(retry, now_ns);
+	}
 	*clock = fresh;
 	return 1;
 }

@@ -28,10 +28,32 @@ int fp_clock_lag_ns(const struct fp_clock *clock, int64_t *lag_ns);
  * behind (a tick's resolution, and the tick interrupt's delays on a busy machine). */
 bool fp_clock_lag_ok(const struct fp_clock *clock, int64_t lag_ns);
 
-/* The daemon's check at each scan, one BPF test run: a clock that fp_clock_lag_ok() finds
- * wrong twice, a tick apart (one tick interrupt held up is no drift), is calibrated again,
- * or dropped (tick_ns 0: the datapath reads bpf_ktime_get_ns()) if it does not calibrate.
- * 1 if @clock was rewritten, 0 if it is right or not in use, -errno. */
-int fp_clock_check(struct fp_clock *clock);
+/*
+ * A clock with no tick (tick_ns 0) is calibrated again by the daemon's check: at once, then,
+ * while calibrations fail, after waits that double from FP_CLOCK_RETRY_FIRST_NS to
+ * FP_CLOCK_RETRY_LAST_NS. A calibration that fails at attach (a router busy booting, an
+ * emulated guest) costs the datapath the kernel's clock only until one succeeds; a kernel
+ * whose jiffies never calibrate costs the daemon a quarter of a second every 10 minutes.
+ */
+#define FP_CLOCK_RETRY_FIRST_NS (10 * 1000000000ull)
+#define FP_CLOCK_RETRY_LAST_NS	(600 * 1000000000ull)
+
+struct fp_clock_retry {
+	uint64_t due_ns;  /* CLOCK_MONOTONIC of the next calibration; 0: at the next check */
+	uint64_t wait_ns; /* the wait after the last failure; 0: none has failed */
+};
+
+/* After a calibration that failed at @now_ns: the next one is due after a wait that doubles,
+ * within FP_CLOCK_RETRY_FIRST_NS and FP_CLOCK_RETRY_LAST_NS. */
+void fp_clock_retry_later(struct fp_clock_retry *retry, uint64_t now_ns);
+
+/*
+ * The daemon's check at each scan (@now_ns), for a kernel with bpf_jiffies64(): a clock that
+ * fp_clock_lag_ok() finds wrong twice, a tick apart (one tick interrupt held up is no drift),
+ * is calibrated again, or dropped if it does not calibrate (tick_ns 0: the datapath reads
+ * bpf_ktime_get_ns()); a dropped one, or one that never calibrated, is calibrated when
+ * @retry is due. 1 if @clock was rewritten, 0 if not, -errno.
+ */
+int fp_clock_check(struct fp_clock *clock, struct fp_clock_retry *retry, uint64_t now_ns);
 
 #endif

@@ -57,6 +57,7 @@ struct daemon {
 	int timer_fd, signal_fd;
 	size_t table_peak;			    /* records, since the last malloc_trim() */
 	uint64_t last_heartbeat_ns, late_logged_ns; /* scan()'s, for the late-heartbeat warning */
+	struct fp_clock_retry clock_retry;	    /* the datapath's clock, when it has none */
 };
 
 /* The pid of the instance's running daemon, or 0. */
@@ -141,15 +142,29 @@ struct heartbeat {
 	uint32_t new_gen;   /* the next-hop generation it bumped to, or 0 */
 };
 
+static void check_clock(struct fp_clock *clock, struct fp_clock_retry *retry, uint64_t now)
+{
+	bool had_tick = clock->tick_ns;
+
+	if (fp_clock_check(clock, retry, now) <= 0)
+		return;
+	if (!had_tick)
+		fp_log(LOG_NOTICE, "calibrated the datapath's jiffies clock: a tick of %llu ns",
+		       (unsigned long long)clock->tick_ns);
+	else if (clock->tick_ns)
+		fp_log(LOG_NOTICE, "the datapath's clock had drifted: calibrated it again");
+	else
+		fp_log(LOG_NOTICE, "the datapath's clock had drifted and did not calibrate: the "
+				   "kernel's clock it is until it does");
+}
+
 static void change_heartbeat(struct fp_config *cfg, void *arg)
 {
 	struct heartbeat *hb = arg;
 	struct daemon *d = hb->d;
 
-	if ((hb->flags & HEARTBEAT_CHECK_CLOCK) && fp_clock_check(&cfg->clock) > 0)
-		fp_log(LOG_NOTICE, "the datapath's clock had drifted: %s",
-		       cfg->clock.tick_ns ? "calibrated it again"
-					  : "it did not calibrate, the kernel's clock it is");
+	if ((hb->flags & HEARTBEAT_CHECK_CLOCK) && (cfg->kernel & FP_KERNEL_JIFFIES))
+		check_clock(&cfg->clock, &d->clock_retry, hb->now);
 	cfg->heartbeat_ns = hb->now;
 	/* The lease is the running daemon's (--lease): a clean stop may have shortened it. */
 	cfg->lease_ns = (uint64_t)d->opt->lease_s * 1000000000ull;

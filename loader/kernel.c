@@ -19,7 +19,7 @@
 #include "xdp_features.h"
 
 const struct fp_kernel_feature fp_kernel_features[] = {
-	{FP_KERNEL_JIFFIES, "jiffies_clock", "5.5", "bpf_jiffies64() (or a tick that calibrates)",
+	{FP_KERNEL_JIFFIES, "jiffies_clock", "5.5", "bpf_jiffies64()",
 	 "the datapath reads bpf_ktime_get_ns(), about 15 ns more per packet"},
 	{FP_KERNEL_FIB_MARK, "fib_mark", "6.10", "BPF_FIB_LOOKUP_MARK",
 	 "connections with a conntrack mark stay in the kernel (pass_no_fib_mark)"},
@@ -124,14 +124,16 @@ uint32_t fp_kernel_probe(void)
 
 	if (probed)
 		return have;
+	/* A calibration that fails (a busy CPU) leaves the clock without a tick, which the
+	 * datapath then reads as bpf_ktime_get_ns(): the daemon calibrates it later. */
 	if (libbpf_probe_bpf_helper(BPF_PROG_TYPE_XDP, BPF_FUNC_jiffies64, NULL) == 1) {
 		int err = fp_clock_calibrate(&clock);
 
 		if (err)
-			fp_log(LOG_WARNING, "cannot calibrate the jiffies clock: %s",
+			fp_log(LOG_WARNING,
+			       "cannot calibrate the jiffies clock: %s (the daemon tries again)",
 			       strerror(-err));
-		else
-			have |= FP_KERNEL_JIFFIES;
+		have |= FP_KERNEL_JIFFIES;
 	}
 	/* bpf_check_mtu() came with the lookup's MTU answer (Linux 5.12, one series). */
 	if (libbpf_probe_bpf_helper(BPF_PROG_TYPE_XDP, BPF_FUNC_check_mtu, NULL) == 1)

@@ -30,7 +30,8 @@ uint32_t fp_kernel_probe(void);
 bool fp_prog_jited(int prog_fd);
 /* What attach and status say of a datapath that did not: why, and what to do. */
 extern const char fp_interpreter_note[];
-/* The datapath's clock, calibrated by the probe; all 0 without FP_KERNEL_JIFFIES. */
+/* The datapath's clock, calibrated by the probe; all 0 without FP_KERNEL_JIFFIES, or if it
+ * did not calibrate. */
 struct fp_clock fp_kernel_clock(void);
 
 #endif

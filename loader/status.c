@@ -222,7 +222,8 @@ static void print_kernel(const struct fp_instance *inst, const struct fp_config 
 			if (!(cfg->kernel & fp_kernel_features[i].bit))
 				printf("%s\"%s\"", missing++ ? ", " : "",
 				       fp_kernel_features[i].name);
-		printf("], \"jited\": %s}", jited ? "true" : "false");
+		printf("], \"clock_tick_ns\": %llu, \"jited\": %s}",
+		       (unsigned long long)cfg->clock.tick_ns, jited ? "true" : "false");
 		return;
 	}
 	printf("kernel      %s", uts.release);
@@ -236,6 +237,12 @@ static void print_kernel(const struct fp_instance *inst, const struct fp_config 
 			       f->fallback);
 		else
 			printf("\n  fallback  no %s: %s", f->what, f->fallback);
+		missing++;
+	}
+	/* fp_kernel_probe() could not measure the tick, nor the daemon since (clock.h). */
+	if ((cfg->kernel & FP_KERNEL_JIFFIES) && !cfg->clock.tick_ns) {
+		printf("\n  fallback  the jiffies clock has not calibrated yet: the datapath reads "
+		       "bpf_ktime_get_ns(), about 15 ns more per packet (the daemon tries again)");
 		missing++;
 	}
 	if (!jited)

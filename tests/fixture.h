@@ -59,8 +59,8 @@ struct fixture {
 	int lan_ifindex, wan_ifindex, port_ifindex;
 	int nr_cpus;
 	uint32_t kernel; /* FP_KERNEL_* the program was loaded with */
-	/* The datapath's clock (all 0 without FP_KERNEL_JIFFIES): fx_set_config() writes it
-	 * into a config that has none. */
+	/* The datapath's clock (all 0 without FP_KERNEL_JIFFIES, or if it did not calibrate):
+	 * fx_set_config() writes it into a config that has none. */
 	struct fp_clock clock;
 };
 
