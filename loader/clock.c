@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -145,6 +146,18 @@ int fp_clock_calibrate(struct fp_clock *clock)
 	clock->ns = (uint64_t)start;
 	clock->tick_ns = tick;
 	return 0;
+}
+
+const char *fp_clock_strerror(int err)
+{
+	switch (err) {
+	case -ETIME:
+		return "jiffies stood still while they were sampled";
+	case -ERANGE:
+		return "the ticks seen fit no kernel's HZ (a busy CPU held them up)";
+	default:
+		return strerror(-err);
+	}
 }
 
 int fp_clock_lag_ns(const struct fp_clock *clock, int64_t *lag_ns)

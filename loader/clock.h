@@ -17,6 +17,9 @@
  * bpf_ktime_get_ns()). */
 int fp_clock_calibrate(struct fp_clock *clock);
 
+/* What fp_clock_calibrate()'s -errno @err means, for a log line. */
+const char *fp_clock_strerror(int err);
+
 /* The HZ whose tick is @tick_ns, or 0 if no kernel's is. */
 unsigned int fp_clock_hz(uint64_t tick_ns);
 

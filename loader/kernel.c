@@ -131,8 +131,8 @@ uint32_t fp_kernel_probe(void)
 
 		if (err)
 			fp_log(LOG_WARNING,
-			       "cannot calibrate the jiffies clock: %s (the daemon tries again)",
-			       strerror(-err));
+			       "cannot calibrate the jiffies clock: %s; the daemon tries again",
+			       fp_clock_strerror(err));
 		have |= FP_KERNEL_JIFFIES;
 	}
 	/* bpf_check_mtu() came with the lookup's MTU answer (Linux 5.12, one series). */
