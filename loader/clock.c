@@ -208,7 +208,6 @@ static int calibrate_when_due(struct fp_clock *clock, struct fp_clock_retry *ret
 
 int fp_clock_check(struct fp_clock *clock, struct fp_clock_retry *retry, uint64_t now_ns)
 {
-	struct fp_clock fresh;
 	int64_t lag;
 	int err;
 
@@ -228,11 +227,9 @@ int fp_clock_check(struct fp_clock *clock, struct fp_clock_retry *retry, uint64_
 		return 0;
 	/* A clock that stays wrong would pass every packet to the kernel once it runs a lease
 	 * ahead: if it does not calibrate again, the datapath reads the kernel's clock until
-	 * a retry calibrates it. */
-	if (fp_clock_calibrate(&fresh)) {
-		fresh = (struct fp_clock){0};
-		fp_clock_retry_later(retry, now_ns);
-	}
-	*clock = fresh;
+	 * a retry calibrates it. It had calibrated: no failed retries are behind it. */
+	*clock = (struct fp_clock){0};
+	*retry = (struct fp_clock_retry){0};
+	calibrate_when_due(clock, retry, now_ns);
 	return 1;
 }

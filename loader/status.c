@@ -230,6 +230,15 @@ static void print_kernel(const struct fp_instance *inst, const struct fp_config 
 	for (int i = 0; i < fp_nr_kernel_features; i++) {
 		const struct fp_kernel_feature *f = &fp_kernel_features[i];
 
+		/* bpf_jiffies64(), and a clock that fp_kernel_probe() could not measure the tick
+		 * of, nor the daemon since (clock.h): the same fallback. */
+		if (f->bit == FP_KERNEL_JIFFIES && (cfg->kernel & f->bit) && !cfg->clock.tick_ns) {
+			printf("\n  fallback  the jiffies clock has not calibrated yet: %s "
+			       "(the daemon tries again)",
+			       f->fallback);
+			missing++;
+			continue;
+		}
 		if (cfg->kernel & f->bit)
 			continue;
 		if (f->since)
@@ -237,12 +246,6 @@ static void print_kernel(const struct fp_instance *inst, const struct fp_config 
 			       f->fallback);
 		else
 			printf("\n  fallback  no %s: %s", f->what, f->fallback);
-		missing++;
-	}
-	/* fp_kernel_probe() could not measure the tick, nor the daemon since (clock.h). */
-	if ((cfg->kernel & FP_KERNEL_JIFFIES) && !cfg->clock.tick_ns) {
-		printf("\n  fallback  the jiffies clock has not calibrated yet: the datapath reads "
-		       "bpf_ktime_get_ns(), about 15 ns more per packet (the daemon tries again)");
 		missing++;
 	}
 	if (!jited)
