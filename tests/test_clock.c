@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "clock.h"
+#include "common.h"
 #include "fixture.h"
 #include "testlib.h"
 #include "tests.h"
@@ -36,16 +37,6 @@ static unsigned int config_hz(void)
 		hz = 0;
 	pclose(f);
 	return hz;
-}
-
-#define NSEC_PER_S 1000000000ull
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * NSEC_PER_S + (uint64_t)ts.tv_nsec;
 }
 
 void test_clock(void)
@@ -90,13 +81,13 @@ void test_clock(void)
 
 	tl_case_begin("the daemon's check leaves a right clock alone");
 	drifted = clock;
-	CHECK_EQ(fp_clock_check(&drifted, &retry, now_ns()), 0, "the check");
+	CHECK_EQ(fp_clock_check(&drifted, &retry, fx_now_ns()), 0, "the check");
 	CHECK(drifted.ns == clock.ns && drifted.jiffies == clock.jiffies, "the clock changed");
 	tl_case_end();
 
 	tl_case_begin("... and calibrates again one that has drifted");
 	drifted.ns += 5 * drifted.tick_ns; /* 5 ticks fast */
-	CHECK_EQ(fp_clock_check(&drifted, &retry, now_ns()), 1,
+	CHECK_EQ(fp_clock_check(&drifted, &retry, fx_now_ns()), 1,
 		 "the check of a clock 5 ticks fast");
 	check_lag(&drifted, "after the check");
 	drifted = clock;
@@ -104,7 +95,7 @@ void test_clock(void)
 	drifted.ns -= 500 * drifted.tick_ns;
 	check_lag(&drifted, "started 500 ticks earlier");
 	drifted.tick_ns += drifted.tick_ns / 100; /* with a tick 1% long: 5 ticks fast by now */
-	CHECK_EQ(fp_clock_check(&drifted, &retry, now_ns()), 1,
+	CHECK_EQ(fp_clock_check(&drifted, &retry, fx_now_ns()), 1,
 		 "the check of a clock whose tick is 1% long");
 	CHECK(drifted.tick_ns == clock.tick_ns, "a tick of %llu ns after the check",
 	      (unsigned long long)drifted.tick_ns);
@@ -113,9 +104,10 @@ void test_clock(void)
 	/* What attach left when its calibration failed, or a drift that did not calibrate. */
 	tl_case_begin("... and calibrates one with no tick when its retry is due, not before");
 	none = (struct fp_clock){0};
-	retry = (struct fp_clock_retry){.due_ns = now_ns() + FP_CLOCK_RETRY_FIRST_NS,
+	retry = (struct fp_clock_retry){.due_ns = fx_now_ns() + FP_CLOCK_RETRY_FIRST_NS,
 					.wait_ns = FP_CLOCK_RETRY_FIRST_NS};
-	CHECK_EQ(fp_clock_check(&none, &retry, now_ns()), 0, "the check before the retry is due");
+	CHECK_EQ(fp_clock_check(&none, &retry, fx_now_ns()), 0,
+		 "the check before the retry is due");
 	CHECK_EQ(none.tick_ns, 0, "the tick before the retry is due");
 	CHECK_EQ(fp_clock_check(&none, &retry, retry.due_ns), 1, "the check once it is due");
 	CHECK(fp_clock_hz(none.tick_ns), "a tick of %llu ns is no kernel's",
@@ -128,11 +120,10 @@ void test_clock(void)
 	tl_case_begin("calibrations that keep failing are retried ever less often, to a bound");
 	retry = (struct fp_clock_retry){0};
 	for (uint64_t i = 0, wait = 10; i < 9; i++, wait = wait * 2 < 600 ? wait * 2 : 600) {
-		fp_clock_retry_later(&retry, 1000 * NSEC_PER_S);
-		CHECK(retry.due_ns == (1000 + wait) * NSEC_PER_S,
+		fp_clock_retry_later(&retry, 1000 * NSEC);
+		CHECK(retry.due_ns == (1000 + wait) * NSEC,
 		      "after failure %llu: due %llu s after it, want %llu",
-		      (unsigned long long)i + 1,
-		      (unsigned long long)(retry.due_ns / NSEC_PER_S - 1000),
+		      (unsigned long long)i + 1, (unsigned long long)(retry.due_ns / NSEC - 1000),
 		      (unsigned long long)wait);
 	}
 	tl_case_end();

@@ -1294,6 +1294,23 @@ static void test_flow_counters(void)
 	tl_case_end();
 }
 
+/* @in through the datapath under @cfg as it is (a clock with no tick included, which
+ * fx_set_config() would fill): its verdict must be @verdict, @stat the counter it moves. */
+static void run_under_config(const struct fp_config *cfg, const uint8_t *in, size_t in_len,
+			     int verdict, enum fp_stat stat, const char *what)
+{
+	uint64_t before[FP_STAT_MAX], after[FP_STAT_MAX];
+	uint8_t out[PKT_MAX];
+	uint32_t out_len, zero = 0;
+
+	CHECK(!bpf_map_update_elem(bpf_map__fd(fx.skel->maps.fp_config), &zero, cfg, 0),
+	      "config update: %s", strerror(errno));
+	fx_read_stats(before);
+	CHECK_EQ(fx_run(in, in_len, fx.lan_ifindex, out, &out_len), verdict, what);
+	fx_read_stats(after);
+	check_stats(before, after, stat, in_len - ETH_HLEN, 1);
+}
+
 /*
  * The datapath's time is the config's clock (jiffies from a calibrated start), not one of
  * its own: a clock 10 s fast makes a fresh heartbeat stale, one 10 s slow makes a stale
@@ -1303,12 +1320,9 @@ static void test_flow_counters(void)
 static void test_clock_source(void)
 {
 	const struct dp_case *c = &cases[0]; /* ipv4 tcp snat lan->wan */
-	uint64_t before[FP_STAT_MAX], after[FP_STAT_MAX];
-	uint8_t in[PKT_MAX], out[PKT_MAX];
 	struct fp_config cfg = {.nh_gen = 1, .lease_ns = 3000000000ull};
-	uint32_t out_len, zero = 0;
+	uint8_t in[PKT_MAX];
 	size_t in_len;
-	int verdict;
 
 	if (!(fx.kernel & FP_KERNEL_JIFFIES))
 		return; /* bpf_ktime_get_ns(), which the lease cases try */
@@ -1318,22 +1332,11 @@ static void test_clock_source(void)
 	in_len = pkt_build(&c->in, in);
 	cfg.kernel = fx.kernel;
 	cfg.heartbeat_ns = fx_now_ns();
-	/* Not fx_set_config(), which gives a config with no tick the calibrated one. */
-	CHECK(!bpf_map_update_elem(bpf_map__fd(fx.skel->maps.fp_config), &zero, &cfg, 0),
-	      "config update: %s", strerror(errno));
-	fx_read_stats(before);
-	verdict = fx_run(in, in_len, fx.lan_ifindex, out, &out_len);
-	fx_read_stats(after);
-	CHECK_EQ(verdict, XDP_REDIRECT, "the verdict with a fresh heartbeat");
-	check_stats(before, after, FP_STAT_FORWARDED, in_len - ETH_HLEN, 1);
+	run_under_config(&cfg, in, in_len, XDP_REDIRECT, FP_STAT_FORWARDED,
+			 "the verdict with a fresh heartbeat");
 	cfg.heartbeat_ns = fx_now_ns() - 5000000000ull;
-	CHECK(!bpf_map_update_elem(bpf_map__fd(fx.skel->maps.fp_config), &zero, &cfg, 0),
-	      "config update: %s", strerror(errno));
-	fx_read_stats(before);
-	verdict = fx_run(in, in_len, fx.lan_ifindex, out, &out_len);
-	fx_read_stats(after);
-	CHECK_EQ(verdict, XDP_PASS, "the verdict with a heartbeat older than the lease");
-	check_stats(before, after, FP_STAT_PASS_HEARTBEAT, 0, 1);
+	run_under_config(&cfg, in, in_len, XDP_PASS, FP_STAT_PASS_HEARTBEAT,
+			 "the verdict with a heartbeat older than the lease");
 	tl_case_end();
 
 	if (!fx.clock.tick_ns) {
@@ -1346,20 +1349,12 @@ static void test_clock_source(void)
 	cfg.clock = fx.clock;
 	cfg.clock.ns += 10000000000ull;
 	cfg.heartbeat_ns = fx_now_ns();
-	fx_set_config(&cfg);
-	fx_read_stats(before);
-	verdict = fx_run(in, in_len, fx.lan_ifindex, out, &out_len);
-	fx_read_stats(after);
-	CHECK_EQ(verdict, XDP_PASS, "the verdict with a fresh heartbeat and a clock 10 s fast");
-	check_stats(before, after, FP_STAT_PASS_HEARTBEAT, 0, 1);
+	run_under_config(&cfg, in, in_len, XDP_PASS, FP_STAT_PASS_HEARTBEAT,
+			 "the verdict with a fresh heartbeat and a clock 10 s fast");
 	cfg.clock.ns -= 20000000000ull;
 	cfg.heartbeat_ns = fx_now_ns() - 5000000000ull;
-	fx_set_config(&cfg);
-	fx_read_stats(before);
-	verdict = fx_run(in, in_len, fx.lan_ifindex, out, &out_len);
-	fx_read_stats(after);
-	CHECK_EQ(verdict, XDP_REDIRECT, "the verdict with a stale heartbeat and a clock 10 s slow");
-	check_stats(before, after, FP_STAT_FORWARDED, in_len - ETH_HLEN, 1);
+	run_under_config(&cfg, in, in_len, XDP_REDIRECT, FP_STAT_FORWARDED,
+			 "the verdict with a stale heartbeat and a clock 10 s slow");
 	tl_case_end();
 }
 
