@@ -58,17 +58,20 @@ ssize_t __wrap_mnl_socket_recvfrom(const struct mnl_socket *nl, void *buf, size_
 	return n;
 }
 
-/* The topology's maps, as the datapath's, and one PPPoE session on "wan.7". */
+/* The topology's maps, as the datapath's, and one PPPoE session on "wan.7", in a file
+ * removed at once and read through the descriptor kept open: none is left behind, however
+ * the run ends. */
 static void topology_init(void)
 {
-	static char pppoe[] = "/tmp/fp-fuzz-pppoe.XXXXXX";
-	FILE *f;
-	int fd = mkstemp(pppoe);
+	static char pppoe[32];
+	char path[] = "/tmp/fp-fuzz-pppoe.XXXXXX";
+	int fd = mkstemp(path);
 
-	if (fd < 0 || !(f = fdopen(fd, "w")))
+	if (fd < 0 || unlink(path) ||
+	    dprintf(fd, "Id       Address              Device\n"
+			"00003412 02:00:00:00:03:02    wan.7\n") < 0)
 		abort();
-	fprintf(f, "Id       Address              Device\n00003412 02:00:00:00:03:02    wan.7\n");
-	fclose(f);
+	snprintf(pppoe, sizeof(pppoe), "/proc/self/fd/%d", fd);
 	if (topology_open(&topo))
 		abort();
 	topo.pppoe_path = pppoe;
