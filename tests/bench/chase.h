@@ -48,4 +48,47 @@ static inline __attribute__((always_inline)) __u32 chase_hash(const struct chase
 	return h ^ h >> 15;
 }
 
+/* The IPv6 flow map's sizes (fp_flow_key6, fp_flow6): a 40-byte key, an 80-byte value. */
+struct chase_key6 {
+	__u32 word[10];
+};
+
+struct chase_value6 {
+	__u32 next;
+	__u8 rest[76];
+};
+
+/* Key and value in one 128-byte slot, two cache lines: 40 + 88 bytes. */
+struct chase_slot6 {
+	struct chase_key6 key;
+	__u32 next;
+	__u8 rest[84];
+};
+
+/* Entry @i's IPv6 key: two addresses (2001:2::/48 read in host order, as the IPv4 key's
+ * are), the first differing in its last word, then the words of the IPv4 key's tail. */
+static inline __attribute__((always_inline)) void chase_key6_of(__u32 i, struct chase_key6 *key)
+{
+	key->word[0] = 0x20010002;
+	key->word[1] = 0;
+	key->word[2] = 0;
+	key->word[3] = i;
+	key->word[4] = 0x20010002;
+	key->word[5] = 0x00010000;
+	key->word[6] = 0;
+	key->word[7] = 2;
+	key->word[8] = i * 2654435761u;
+	key->word[9] = 0x0611;
+}
+
+static inline __attribute__((always_inline)) __u32 chase_hash6(const struct chase_key6 *key)
+{
+	__u32 h = 0;
+
+	for (int i = 0; i < 10; i++)
+		h = (h << 7 | h >> 25) ^ key->word[i];
+	h *= 0x9e3779b1;
+	return h ^ h >> 15;
+}
+
 #endif

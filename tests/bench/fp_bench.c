@@ -38,6 +38,9 @@
  *        Prints "htab_ns X slots_ns Y in_first_slot P% longest_probe L" (the share of
  *        keys in the slot their hash names, and the most slots a lookup reads). Needs
  *        bpf_loop (Linux 5.17).
+ *   fp-bench lookup-chase6 N
+ *        the same at the IPv6 flow map's sizes (a 40-byte key, an 80-byte value), against
+ *        a table of 128-byte slots (two cache lines each; 2N of them).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -414,32 +417,51 @@ static double chase_ns(int prog_fd, uint32_t runs)
 	return (double)opts.duration / CHASE_STEPS;
 }
 
-static int lookup_chase(const char *arg)
-{
-	uint32_t n = strtoul(arg, NULL, 0), slots = 1, *next, first_slot = 0, longest = 0;
-	struct chase_slot *table;
-	struct chase *skel;
-	int htab_fd, slots_fd;
+/* What lookup-chase needs to know of one family's tables. */
+struct chase_shape {
+	struct bpf_map *htab, *slots;
+	struct bpf_program *htab_run, *slots_run;
+	size_t key_size, value_size, slot_size; /* a slot: the key, then the value's next */
+	void (*key_of)(uint32_t i, void *key);
+	uint32_t (*hash)(const void *key);
+};
 
-	if (n < 2 || n > (1u << 24))
-		return die("lookup-chase: N from 2 to 16M");
-	while (slots < 2 * n)
-		slots <<= 1;
-	skel = chase__open();
-	if (!skel || bpf_map__set_max_entries(skel->maps.chase_htab, n) ||
-	    bpf_map__set_max_entries(skel->maps.chase_slots, slots))
-		return die("lookup-chase: open");
-	skel->rodata->chase_slot_mask = slots - 1;
-	if (chase__load(skel))
-		return die("lookup-chase: load");
-	htab_fd = bpf_map__fd(skel->maps.chase_htab);
-	slots_fd = bpf_map__fd(skel->maps.chase_slots);
+static void chase4_key_of(uint32_t i, void *key)
+{
+	chase_key_of(i, key);
+}
+
+static uint32_t chase4_hash(const void *key)
+{
+	return chase_hash(key);
+}
+
+static void chase6_key_of(uint32_t i, void *key)
+{
+	chase_key6_of(i, key);
+}
+
+static uint32_t chase6_hash(const void *key)
+{
+	return chase_hash6(key);
+}
+
+/* Fills both tables of @shape with the same @n keys, linked in one random cycle, and
+ * prints what a lookup costs in each. */
+static int lookup_chase_shape(uint32_t n, uint32_t slots, const struct chase_shape *shape)
+{
+	uint32_t *next, first_slot = 0, longest = 0;
+	size_t key_size = shape->key_size, slot_size = shape->slot_size;
+	uint8_t *table, *value, *key;
+	int htab_fd = bpf_map__fd(shape->htab), slots_fd = bpf_map__fd(shape->slots);
 
 	/* One random cycle through all N entries (Sattolo's algorithm): entry i names the
 	 * next one to look up. */
 	next = malloc(n * sizeof(*next));
-	table = calloc(slots, sizeof(*table));
-	if (!next || !table)
+	table = calloc(slots, slot_size);
+	value = calloc(1, shape->value_size);
+	key = calloc(1, key_size);
+	if (!next || !table || !value || !key)
 		return die("lookup-chase: memory");
 	for (uint32_t i = 0; i < n; i++)
 		next[i] = i;
@@ -451,20 +473,21 @@ static int lookup_chase(const char *arg)
 		next[j] = t;
 	}
 	for (uint32_t i = 0; i < n; i++) {
-		struct chase_value value = {.next = next[i]};
-		struct chase_key key;
 		uint32_t slot, probe;
 
-		chase_key_of(i, &key);
-		if (bpf_map_update_elem(htab_fd, &key, &value, BPF_NOEXIST))
+		shape->key_of(i, key);
+		memcpy(value, &next[i], sizeof(next[i])); /* the value's first word */
+		if (bpf_map_update_elem(htab_fd, key, value, BPF_NOEXIST))
 			return die("lookup-chase: insert");
-		slot = chase_hash(&key);
+		slot = shape->hash(key);
 		for (probe = 0; probe < CHASE_PROBES; probe++) {
-			struct chase_slot *s = &table[(slot + probe) & (slots - 1)];
+			uint8_t *s = table + (size_t)((slot + probe) & (slots - 1)) * slot_size;
+			uint32_t word0;
 
-			if (!s->key.word[1]) { /* word 1 of every key is non-zero */
-				s->key = key;
-				s->next = next[i];
+			memcpy(&word0, s, sizeof(word0));
+			if (!word0) { /* word 0 of every key is non-zero */
+				memcpy(s, key, key_size);
+				memcpy(s + key_size, &next[i], sizeof(next[i]));
 				break;
 			}
 		}
@@ -475,26 +498,83 @@ static int lookup_chase(const char *arg)
 			return die("lookup-chase: a run of full slots (no room within the probes)");
 	}
 	for (uint32_t i = 0; i < slots; i++)
-		if (bpf_map_update_elem(slots_fd, &i, &table[i], 0))
+		if (bpf_map_update_elem(slots_fd, &i, table + (size_t)i * slot_size, 0))
 			return die("lookup-chase: slot");
+	free(key);
+	free(value);
 	free(table);
 	free(next);
 
 	/* A first pass around the cycle brings the tables' pages in; then the figures. */
-	chase_ns(bpf_program__fd(skel->progs.chase_htab_run), n / CHASE_STEPS + 1);
-	chase_ns(bpf_program__fd(skel->progs.chase_slots_run), n / CHASE_STEPS + 1);
+	chase_ns(bpf_program__fd(shape->htab_run), n / CHASE_STEPS + 1);
+	chase_ns(bpf_program__fd(shape->slots_run), n / CHASE_STEPS + 1);
 	printf("htab_ns %.1f slots_ns %.1f in_first_slot %.1f%% longest_probe %u\n",
-	       chase_ns(bpf_program__fd(skel->progs.chase_htab_run), 20000),
-	       chase_ns(bpf_program__fd(skel->progs.chase_slots_run), 20000),
-	       100.0 * first_slot / n, longest);
-	chase__destroy(skel);
+	       chase_ns(bpf_program__fd(shape->htab_run), 20000),
+	       chase_ns(bpf_program__fd(shape->slots_run), 20000), 100.0 * first_slot / n, longest);
 	return 0;
+}
+
+/* lookup-chase N (@ipv6 false) and lookup-chase6 N. */
+static int lookup_chase(const char *arg, bool ipv6)
+{
+	uint32_t n = strtoul(arg, NULL, 0), slots = 1;
+	struct chase_shape shape;
+	struct chase *skel;
+	int err;
+
+	if (n < 2 || n > (1u << 24))
+		return die("lookup-chase: N from 2 to 16M");
+	while (slots < 2 * n)
+		slots <<= 1;
+	skel = chase__open();
+	if (!skel)
+		return die("lookup-chase: open");
+	if (ipv6)
+		shape = (struct chase_shape){
+			.htab = skel->maps.chase6_htab,
+			.slots = skel->maps.chase6_slots,
+			.htab_run = skel->progs.chase6_htab_run,
+			.slots_run = skel->progs.chase6_slots_run,
+			.key_size = sizeof(struct chase_key6),
+			.value_size = sizeof(struct chase_value6),
+			.slot_size = sizeof(struct chase_slot6),
+			.key_of = chase6_key_of,
+			.hash = chase6_hash,
+		};
+	else
+		shape = (struct chase_shape){
+			.htab = skel->maps.chase_htab,
+			.slots = skel->maps.chase_slots,
+			.htab_run = skel->progs.chase_htab_run,
+			.slots_run = skel->progs.chase_slots_run,
+			.key_size = sizeof(struct chase_key),
+			.value_size = sizeof(struct chase_value),
+			.slot_size = sizeof(struct chase_slot),
+			.key_of = chase4_key_of,
+			.hash = chase4_hash,
+		};
+	/* Only this family's programs are loaded, and its maps sized: the other's stay at
+	 * one entry. */
+	bpf_program__set_autoload(skel->progs.chase_htab_run, !ipv6);
+	bpf_program__set_autoload(skel->progs.chase_slots_run, !ipv6);
+	bpf_program__set_autoload(skel->progs.chase6_htab_run, ipv6);
+	bpf_program__set_autoload(skel->progs.chase6_slots_run, ipv6);
+	if (bpf_map__set_max_entries(shape.htab, n) || bpf_map__set_max_entries(shape.slots, slots))
+		return die("lookup-chase: open");
+	skel->rodata->chase_slot_mask = slots - 1;
+	if (chase__load(skel))
+		return die("lookup-chase: load");
+	err = lookup_chase_shape(n, slots, &shape);
+	chase__destroy(skel);
+	return err;
 }
 
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "lookup-chase"))
-		return lookup_chase(argv[2]);
+		return lookup_chase(argv[2], false);
+	if (argc == 3 && !strcmp(argv[1], "lookup-chase6"))
+		return lookup_chase(argv[2], true);
 	if (argc == 5 && !strcmp(argv[1], "map-memory"))
 		return map_memory(argv + 2);
 	if (argc == 4 && !strcmp(argv[1], "sink")) {
