@@ -522,8 +522,10 @@ static int lookup_chase(const char *arg, bool ipv6)
 	struct chase *skel;
 	int err;
 
-	if (n < 2 || n > (1u << 24))
+	if (n < 2 || n > (1u << 24)) {
+		errno = EINVAL;
 		return die("lookup-chase: N from 2 to 16M");
+	}
 	while (slots < 2 * n)
 		slots <<= 1;
 	skel = chase__open();
