@@ -21,10 +21,8 @@
 #include <syslog.h>
 #include <unistd.h>
 #include <net/if.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <linux/ethtool.h>
-#include <linux/sockios.h>
 #include <linux/if_link.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -40,8 +38,6 @@
 #define FP_BPF_TCX_INGRESS	46 /* enum bpf_attach_type */
 #define FP_BPF_LINK_TYPE_TCX	11 /* enum bpf_link_type */
 #define FP_NETDEV_XDP_ACT_BASIC (1u << 0)
-
-#define FP_DRIVER_LEN 33 /* struct ethtool_drvinfo's driver[32], and a NUL */
 
 /* Our clsact filter: first in line, so that the fastpath sees packets before others. */
 #define FP_TC_HANDLE   0xfa57
@@ -94,21 +90,6 @@ static enum fp_hook skb_hook(int ifindex, char *why, size_t len)
 	return FP_HOOK_TC;
 }
 
-/* @ifindex's driver (ethtool's driver information) into @driver; "" if unknown. */
-static void port_driver(int ifindex, char driver[FP_DRIVER_LEN])
-{
-	struct ethtool_drvinfo info = {.cmd = ETHTOOL_GDRVINFO};
-	struct ifreq ifr = {.ifr_data = (void *)&info};
-	int sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-
-	driver[0] = '\0';
-	if (sock < 0)
-		return;
-	if (if_indextoname(ifindex, ifr.ifr_name) && !ioctl(sock, SIOCETHTOOL, &ifr))
-		snprintf(driver, FP_DRIVER_LEN, "%.*s", (int)sizeof(info.driver), info.driver);
-	close(sock);
-}
-
 /*
  * Which ports' frames may carry partial checksums: a tap's come from a guest, whose virtio
  * NIC offloads checksums unless told not to; a virtio port's from the host, and in native
@@ -119,7 +100,7 @@ bool fp_hook_partial_csum(int ifindex, enum fp_hook hook)
 {
 	char driver[FP_DRIVER_LEN];
 
-	port_driver(ifindex, driver);
+	fp_port_driver(ifindex, driver);
 	return !strcmp(driver, "tun") || (hook == FP_HOOK_GENERIC && !strcmp(driver, "virtio_net"));
 }
 
@@ -176,7 +157,7 @@ static enum fp_hook choose(int ifindex, char *why, size_t len)
 
 	/* A guest's TCP comes as GSO packets larger than the MTU, whole at the tc hook, and
 	 * its checksums partial, which the tc hook's helpers keep right and XDP passes. */
-	port_driver(ifindex, driver);
+	fp_port_driver(ifindex, driver);
 	if (!strcmp(driver, "tun")) {
 		snprintf(why, len, "a tap, whose guest sends partial checksums and GSO packets");
 		return FP_HOOK_TC;

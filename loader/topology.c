@@ -569,27 +569,31 @@ static void add_pppoe(struct fp_topology *t, struct topo_scan *s)
 
 /*
  * Attached ports that cannot take redirected XDP frames now (attach checked them, but a
- * veth's peer can lose GRO later): an fp_egress entry each, so that flows leaving by them
- * go to the kernel instead of being dropped by the redirect. Only natively attached ports
- * redirect XDP frames; generic ones redirect skbs, which any device takes.
+ * veth's peer can lose GRO later; before 6.3 most are guessed: fp_port_takes_redirects):
+ * an fp_egress entry each, so that flows leaving by them go to the kernel instead of
+ * being dropped by the redirect. Only natively attached ports redirect XDP frames;
+ * generic ones redirect skbs, which any device takes.
  */
 static void add_unable_ports(struct fp_topology *t, struct topo_scan *s)
 {
-	bool native = false;
+	bool native[FP_MAX_TX_PORTS] = {false}, any_native = false;
+	int nr_ports = s->nr_ports < FP_MAX_TX_PORTS ? s->nr_ports : FP_MAX_TX_PORTS;
 
 	if (!t->ask_ports)
 		return;
-	for (int i = 0; i < s->nr_ports && !native; i++) {
+	for (int i = 0; i < nr_ports; i++) {
 		LIBBPF_OPTS(bpf_xdp_query_opts, q);
 
-		native = !bpf_xdp_query(s->ports[i], 0, &q) && q.attach_mode == XDP_ATTACHED_DRV;
+		native[i] = !bpf_xdp_query(s->ports[i], 0, &q) && q.attach_mode == XDP_ATTACHED_DRV;
+		any_native |= native[i];
 	}
-	for (int i = 0; native && i < s->nr_ports; i++) {
+	for (int i = 0; any_native && i < nr_ports; i++) {
 		uint32_t port = s->ports[i];
+		char name[IF_NAMESIZE], why[192];
 		struct fp_egress *eg;
 		bool was = false;
 
-		if (fp_takes_redirects(port, NULL, 0) != 0)
+		if (fp_port_takes_redirects(port, native[i], why, sizeof(why)) != 0)
 			continue;
 		eg = add_egress(s, port);
 		if (!eg)
@@ -597,12 +601,13 @@ static void add_unable_ports(struct fp_topology *t, struct topo_scan *s)
 		eg->flags = FP_EGRESS_NO_XMIT;
 		for (int j = 0; j < t->maps->nr_egress; j++)
 			was |= t->maps->egress[j].upper == port;
-		if (!was)
+		if (!was) {
+			fp_ifname(port, name);
 			fp_log(LOG_WARNING,
-			       "interface %u cannot take redirected XDP frames now (a veth whose "
-			       "peer has no GRO?): flows from native XDP ports leaving by it stay "
-			       "in the kernel",
-			       port);
+			       "%s cannot take redirected XDP frames now (%s): flows from "
+			       "native XDP ports leaving by it stay in the kernel",
+			       name, why[0] ? why : "the kernel says so");
+		}
 	}
 }
 

@@ -16,11 +16,13 @@
 #include <time.h>
 #include <unistd.h>
 #include <net/if.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/utsname.h>
 #include <libmnl/libmnl.h>
 #include <linux/ethtool.h>
 #include <linux/genetlink.h>
+#include <linux/sockios.h>
 
 #include "common.h"
 #include "veth_peer.h"
@@ -190,6 +192,47 @@ int fp_takes_redirects(int ifindex, char *why, size_t len)
 			 peer.name);
 	}
 	return 0;
+}
+
+int fp_port_takes_redirects(int ifindex, bool native, char *why, size_t len)
+{
+	char driver[FP_DRIVER_LEN];
+	int takes = fp_takes_redirects(ifindex, why, len);
+
+	if (takes != -EOPNOTSUPP)
+		return takes;
+	/*
+	 * Before 6.3 the kernel cannot say. A driver with no native XDP has no ndo_xdp_xmit,
+	 * and most that have one (ixgbe, i40e, mvneta, virtio_net...) take frames only while
+	 * an XDP program of theirs runs in native mode, as from 6.3 their features say: a
+	 * port at the tc hook or in generic mode takes none, unless it is a tun, which takes
+	 * them always. Wrong only for a driver that could take them: its flows from native
+	 * ports then go through the kernel, where a redirect would have dropped them.
+	 */
+	if (native)
+		return 1;
+	fp_port_driver(ifindex, driver);
+	if (!strcmp(driver, "tun"))
+		return 1;
+	if (why && len)
+		snprintf(why, len,
+			 "no XDP program runs on it in native mode, which most drivers need, and "
+			 "before Linux 6.3 the kernel cannot say more");
+	return 0;
+}
+
+void fp_port_driver(int ifindex, char driver[FP_DRIVER_LEN])
+{
+	struct ethtool_drvinfo info = {.cmd = ETHTOOL_GDRVINFO};
+	struct ifreq ifr = {.ifr_data = (void *)&info};
+	int sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	driver[0] = '\0';
+	if (sock < 0)
+		return;
+	if (if_indextoname(ifindex, ifr.ifr_name) && !ioctl(sock, SIOCETHTOOL, &ifr))
+		snprintf(driver, FP_DRIVER_LEN, "%.*s", (int)sizeof(info.driver), info.driver);
+	close(sock);
 }
 
 bool fp_strips_vlan_tags(int ifindex, char *fix, size_t len)

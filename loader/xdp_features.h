@@ -17,6 +17,16 @@ int fp_xdp_features(int ifindex, uint64_t *features);
  * another device or a veth whose peer is not found), or another -errno.
  */
 int fp_takes_redirects(int ifindex, char *why, size_t len);
+/*
+ * Whether attached port ifindex, in native mode or not (@native), takes frames redirected
+ * to it by native XDP: fp_takes_redirects(), and where the kernel cannot say, a guess that
+ * errs on the side of the kernel's path: 1, or 0 and why not in why (may be NULL), or
+ * another -errno.
+ */
+int fp_port_takes_redirects(int ifindex, bool native, char *why, size_t len);
+#define FP_DRIVER_LEN 33 /* struct ethtool_drvinfo's driver[32], and a NUL */
+/* @ifindex's driver (ethtool's driver information) into @driver; "" if unknown. */
+void fp_port_driver(int ifindex, char driver[FP_DRIVER_LEN]);
 /* Whether a veth does GRO without an XDP program (Linux 5.13): before, its GRO flag is
  * only a flag, and it takes redirected frames only with an XDP program on its peer. */
 bool fp_veth_napi_with_gro(void);
