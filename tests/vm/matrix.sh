@@ -61,7 +61,8 @@ e2e_kernels=${VM_E2E_KERNELS-5.10 5.15 6.1 6.12}
 # at least, and the core (tests/e2e/core.list) on all four, within CI's 90 minutes (a test
 # takes 10 to 65 s in a guest). 5.10, the oldest: the core at XDP, the veth checks
 # (before 5.13 a veth takes redirects only with a program of its own; before 6.3 attach
-# asks the peer instead of the kernel), generic mode (before 5.15 no program with --steer's
+# asks the peer instead of the kernel), a port without XDP beside a native one (before 6.3
+# the daemon guesses what the kernel cannot say), generic mode (before 5.15 no program with --steer's
 # cpumap), a tap (its native XDP, the tc hook as clsact); at the tc hook, NAT for TCP, IPv6,
 # the hand-back at FIN and a VLAN, as the whole core runs at that hook (clsact too) on
 # 5.15 (the whole core there took 6.5 min, and CI's 90 minutes were nearly spent). 5.15,
@@ -80,8 +81,8 @@ core=$(grep -v '^#' tests/e2e/core.list | tr '\n' ' ')
 plan() { # KERNEL xdp|tc: the end-to-end tests for it
 	case "$1 $2" in
 	"5.10 xdp")
-		echo "$core test_egress_unable.sh test_peer_checksum.sh test_generic_mode.sh" \
-			"test_tap.sh"
+		echo "$core test_egress_unable.sh test_egress_no_xdp.sh test_peer_checksum.sh" \
+			"test_generic_mode.sh test_tap.sh"
 		;;
 	"5.10 tc") echo "test_tcp_nat.sh test_ipv6.sh test_tcp_close.sh test_vlan.sh" ;;
 	"5.15 xdp") echo "$core test_pppoe.sh test_flowtable.sh" ;;
@@ -89,7 +90,7 @@ plan() { # KERNEL xdp|tc: the end-to-end tests for it
 	"6.1 xdp")
 		echo "$core test_vlan.sh test_bridge_vlan.sh test_pppoe.sh test_pppoe_vlan.sh" \
 			"test_flowtable.sh test_tc_hook.sh test_generic_mode.sh test_ipsec.sh" \
-			"test_l3_tunnel.sh test_policy_routing.sh"
+			"test_l3_tunnel.sh test_policy_routing.sh test_egress_no_xdp.sh"
 		;;
 	"6.1 tc") echo "" ;;
 	"6.12 xdp")
