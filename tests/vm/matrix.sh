@@ -62,8 +62,8 @@ e2e_kernels=${VM_E2E_KERNELS-5.10 5.15 6.1 6.12}
 # takes 10 to 65 s in a guest). 5.10, the oldest: the core at XDP, the veth checks
 # (before 5.13 a veth takes redirects only with a program of its own; before 6.3 attach
 # asks the peer instead of the kernel), a port without XDP beside a native one (before 6.3
-# the daemon guesses what the kernel cannot say), generic mode (before 5.15 no program with --steer's
-# cpumap), a tap (its native XDP, the tc hook as clsact); at the tc hook, NAT for TCP, IPv6,
+# the daemon guesses what the kernel cannot say), generic mode (before 5.15 no program
+# with --steer's cpumap), a tap (its native XDP, the tc hook as clsact); at the tc hook, NAT for TCP, IPv6,
 # the hand-back at FIN and a VLAN, as the whole core runs at that hook (clsact too) on
 # 5.15 (the whole core there took 6.5 min, and CI's 90 minutes were nearly spent). 5.15,
 # OpenWrt 23.05's (Ubuntu 22.04's build of it): the core at both hooks, a PPPoE WAN and an
