@@ -127,6 +127,25 @@ static int check_redirect_target(const struct iface *ifc)
 }
 
 /*
+ * A bond's native XDP runs on its ports, which see the bond's frames as theirs: the datapath
+ * would find none of its connections there, and pass every packet arriving by it.
+ */
+static int check_bond(const struct iface *ifc)
+{
+	char driver[FP_DRIVER_LEN];
+
+	if (ifc->hook != FP_HOOK_NATIVE && ifc->hook != FP_HOOK_SPLIT)
+		return 0;
+	fp_port_driver(ifc->ifindex, driver);
+	if (strcmp(driver, "bonding"))
+		return 0;
+	fp_err("%s is a bond, whose native XDP runs on its ports, where no connection of the "
+	       "bond's is found: use --mode tc or --mode generic",
+	       ifc->name);
+	return -EOPNOTSUPP;
+}
+
+/*
  * A veth whose peer transmits with checksum offload hands over packets with partial
  * checksums, which an XDP redirect forwards broken (veth_peer.h): refused, naming the fix
  * and the tc hook, which keeps them right. The daemon keeps the connections of a peer that
@@ -310,7 +329,7 @@ int cmd_attach(int argc, char **argv, struct fp_options *opt)
 	for (int i = 0; i < argc; i++)
 		choose_hook(&ifs[i], opt->mode);
 	for (int i = 0; i < argc; i++)
-		if (check_port(&ifs[i]) || check_redirect_target(&ifs[i]) ||
+		if (check_port(&ifs[i]) || check_bond(&ifs[i]) || check_redirect_target(&ifs[i]) ||
 		    check_peer_checksum(&ifs[i]) ||
 		    check_free(inst.pin_dir[0] ? &inst : NULL, &ifs[i]) ||
 		    (!opt->allow_shaping && check_unshaped(&ifs[i])))

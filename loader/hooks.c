@@ -162,6 +162,13 @@ static enum fp_hook choose(int ifindex, char *why, size_t len)
 		snprintf(why, len, "a tap, whose guest sends partial checksums and GSO packets");
 		return FP_HOOK_TC;
 	}
+	/* A bond's native XDP runs on its ports, where the datapath would find none of its
+	 * connections (attach refuses it). Its tc hook and generic XDP see the bond's frames
+	 * as the bond's. */
+	if (!strcmp(driver, "bonding")) {
+		snprintf(why, len, "a bond, whose native XDP would run on its ports");
+		return skb_hook(ifindex, why, len);
+	}
 	veth = fp_veth_peer(ifindex, &peer) == 1;
 	if (veth && peer.tx_checksum) {
 		snprintf(why, len, "its veth peer %s transmits with checksum offload", peer.name);

@@ -56,6 +56,7 @@ struct link {
 	uint16_t type; /* ARPHRD_* */
 	bool bridge, vlan, ppp, vlan_filtering;
 	bool bridge_8021ad; /* a bridge whose VLANs are 802.1ad's */
+	bool aggregated;    /* a port of a bond or a team (IFLA_INFO_SLAVE_KIND) */
 	uint8_t mac[6];
 	char name[IF_NAMESIZE];
 };
@@ -213,6 +214,10 @@ static void parse_linkinfo(const struct nlattr *info, struct link *l)
 			kind = mnl_attr_get_str(a);
 		else if (mnl_attr_get_type(a) == IFLA_INFO_DATA)
 			data = a;
+		else if (mnl_attr_get_type(a) == IFLA_INFO_SLAVE_KIND &&
+			 mnl_attr_validate(a, MNL_TYPE_NUL_STRING) >= 0)
+			l->aggregated = !strcmp(mnl_attr_get_str(a), "bond") ||
+					!strcmp(mnl_attr_get_str(a), "team");
 	}
 	if (!kind)
 		return;
@@ -905,6 +910,9 @@ static int kind_cb(const struct nlmsghdr *nlh, void *data)
 		else if (mnl_attr_get_type(a) == IFLA_LINK &&
 			 mnl_attr_validate(a, MNL_TYPE_U32) >= 0)
 			l->lower = mnl_attr_get_u32(a);
+		else if (mnl_attr_get_type(a) == IFLA_MASTER &&
+			 mnl_attr_validate(a, MNL_TYPE_U32) >= 0)
+			l->master = mnl_attr_get_u32(a);
 	}
 	return MNL_CB_OK;
 }
@@ -944,11 +952,22 @@ bool topology_dsa_conduit(const char *sysfs_net, int ifindex)
 
 int topology_not_a_port(int ifindex, const char **why)
 {
+	static char aggregated[64 + IF_NAMESIZE];
 	struct link l = {.type = ARPHRD_ETHER};
 	int ret = fp_rtnl_get_link(ifindex, kind_cb, &l);
+	char master[IF_NAMESIZE];
 
 	*why = NULL;
-	if (l.bridge)
+	/*
+	 * A bond's or a team's ports hand their frames to it, and the daemon offloads its
+	 * connections as its own: on a port, the datapath would find none of them.
+	 */
+	if (l.aggregated) {
+		fp_ifname(l.master, master);
+		snprintf(aggregated, sizeof(aggregated), "a port of %s: attach to %s instead",
+			 master, master);
+		*why = aggregated;
+	} else if (l.bridge)
 		*why = "a bridge: attach to its ports instead";
 	else if (l.vlan)
 		*why = "a VLAN device: attach to the port it is on instead";

@@ -56,9 +56,9 @@ bool topology_upper_on_port(const struct fp_topology *t, uint32_t upper, uint32_
 
 /*
  * Whether ifindex is not an Ethernet port the datapath can be attached to: a device above
- * ports (a bridge, a VLAN, a ppp device), a link without Ethernet headers (a tun,
- * WireGuard, an IP tunnel, loopback) or a DSA switch's conduit. *why says so and what to
- * attach to instead, or is NULL. 0 or -errno.
+ * ports (a bridge, a VLAN, a ppp device), a port of a bond or a team, a link without
+ * Ethernet headers (a tun, WireGuard, an IP tunnel, loopback) or a DSA switch's conduit.
+ * *why says so and what to attach to instead, or is NULL. 0 or -errno.
  */
 int topology_not_a_port(int ifindex, const char **why);
 
