@@ -71,11 +71,12 @@ e2e_kernels=${VM_E2E_KERNELS-5.10 5.15 6.1 6.12}
 # router ports, DSA's VLAN layouts (a LAN on a VLAN, a VLAN-filtering bridge). 6.1: the
 # core, and what this machine's kernel cannot build: a LAN on a VLAN and a bridge over a
 # VLAN port, a PPPoE WAN, an nft flowtable beside the fastpath, an IPsec tunnel with ESP,
-# WireGuard, IPIP and GRE devices; the tc hook's own test; generic mode again, on the far
-# side of 5.15; policy routing without BPF_FIB_LOOKUP_MARK (6.10), as every router kernel
-# does it. 6.12, the newest that routers and distributions ship: the core at both hooks
-# (the tc hook is tcx there, from 6.6, and clsact on the other three), and again what 6.1
-# runs for this machine, with the tc hook's test, and the tap's. fp-test runs the tc
+# WireGuard, IPIP and GRE devices, a bond; the tc hook's own test; generic mode again, on
+# the far side of 5.15; policy routing without BPF_FIB_LOOKUP_MARK (6.10), as every router
+# kernel does it. 6.12, the newest that routers and distributions ship: the core at both
+# hooks (the tc hook is tcx there, from 6.6, and clsact on the other three), and again what
+# 6.1 runs for this machine, with the tc hook's test, the tap's, and the bond's (whose XDP
+# features 6.1 cannot read). fp-test runs the tc
 # program's cases on every kernel.
 core=$(grep -v '^#' tests/e2e/core.list | tr '\n' ' ')
 plan() { # KERNEL xdp|tc: the end-to-end tests for it
@@ -90,12 +91,12 @@ plan() { # KERNEL xdp|tc: the end-to-end tests for it
 	"6.1 xdp")
 		echo "$core test_vlan.sh test_bridge_vlan.sh test_pppoe.sh test_pppoe_vlan.sh" \
 			"test_flowtable.sh test_tc_hook.sh test_generic_mode.sh test_ipsec.sh" \
-			"test_l3_tunnel.sh test_policy_routing.sh test_egress_no_xdp.sh"
+			"test_l3_tunnel.sh test_policy_routing.sh test_egress_no_xdp.sh test_bond.sh"
 		;;
 	"6.1 tc") echo "" ;;
 	"6.12 xdp")
 		echo "$core test_vlan.sh test_pppoe.sh test_pppoe_vlan.sh test_flowtable.sh" \
-			"test_tc_hook.sh test_tap.sh"
+			"test_tc_hook.sh test_tap.sh test_bond.sh"
 		;;
 	"6.12 tc") echo "$core test_vlan.sh test_bridge_vlan.sh" ;;
 	*) echo "$core" ;;
