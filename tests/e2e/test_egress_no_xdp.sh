@@ -25,9 +25,8 @@ check "the client reaches the server through lan0" cli ping -c1 -W2 198.19.2.2
 
 fastpath attach lan0 r1 --log-file "$TB_TMP/daemon.log" >"$TB_TMP/attach.out" ||
 	{ cat "$TB_TMP/attach.out" >&2; exit 1; }
-mode_of() { tb_status | jq -r --arg dev "$1" '.interfaces[] | select(.name == $dev) | .mode'; }
-check "lan0 is attached at the tc hook" eq "$(mode_of lan0 | cut -d' ' -f1)" tc
-check "... r1 in native mode" eq "$(mode_of r1)" native
+check "lan0 is attached at the tc hook" eq "$(tb_mode_of lan0 | cut -d' ' -f1)" tc
+check "... r1 in native mode" eq "$(tb_mode_of r1)" native
 unable() {
 	[ "$(tb_status | jq -c '[.upper_devices[] | select(.takes_xdp_frames == false) | .name]')" \
 		= '["lan0"]' ]

@@ -401,6 +401,8 @@ tb_reattach() { # LOG [extra attach options]
 		{ cat "$TB_TMP/$log.out" >&2; tb_fail "attach failed"; return 1; }
 }
 tb_status() { fastpath status --json; }
+# The hook status gives an attached interface: "native", "tc (tcx)"...
+tb_mode_of() { tb_status | jq -r --arg dev "$1" '.interfaces[] | select(.name == $dev) | .mode'; }
 # What bad input must leave: nothing attached to r0 or r1, nothing pinned, no daemon.
 tb_nothing_attached() {
 	! ip -n "$TB_RTR" link show r0 | grep -q ' xdp' &&
@@ -489,12 +491,16 @@ tb_share_percent() {
 	tb_log "  fastpath forwarded $fwd packets, kernel forwarded $kern"
 	echo $((fwd * 100 / (fwd + kern + 1)))
 }
-# The fastpath carried at least PERCENT of them. In a qemu guest (tests/vm/ sets
+# The bar for a share of PERCENT on the fastpath. In a qemu guest (tests/vm/ sets
 # E2E_EMULATED) the daemon needs more packets' time to offload a new connection, all of
 # which the kernel forwards: the bar is 5 points lower there.
+tb_share_bar() { # PERCENT
+	if [ -n "${E2E_EMULATED:-}" ]; then echo $(($1 - 5)); else echo "$1"; fi
+}
+# The fastpath carried at least PERCENT of them (tb_share_bar).
 tb_share_at_least() { # PERCENT
-	local want=$1
-	[ -n "${E2E_EMULATED:-}" ] && want=$((want - 5))
+	local want
+	want=$(tb_share_bar "$1")
 	tb_log "  (at least $want%)"
 	ge "$(tb_share_percent)" "$want"
 }
