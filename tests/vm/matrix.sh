@@ -59,25 +59,24 @@ export E2E_EMULATED=1 # see tb_share_at_least in tests/e2e/testbed.sh
 e2e_kernels=${VM_E2E_KERNELS-5.10 5.15 6.1 6.12}
 # The plan: every end-to-end test that depends on the kernel runs on one of the old kernels
 # at least, and the core (tests/e2e/core.list) on all four, within CI's 90 minutes (a test
-# takes 10 to 65 s in a guest). 5.10, the oldest: the core at XDP, the veth checks
-# (before 5.13 a veth takes redirects only with a program of its own; before 6.3 attach
-# asks the peer instead of the kernel), a port without XDP beside a native one (before 6.3
-# the daemon guesses what the kernel cannot say), generic mode (before 5.15 no program
-# with --steer's cpumap), a tap (its native XDP, the tc hook as clsact); at the tc hook, NAT for TCP, IPv6,
-# the hand-back at FIN and a VLAN, as the whole core runs at that hook (clsact too) on
-# 5.15 (the whole core there took 6.5 min, and CI's 90 minutes were nearly spent). 5.15,
-# OpenWrt 23.05's (Ubuntu 22.04's build of it): the core at both hooks, a PPPoE WAN and an
-# nft flowtable beside the fastpath at XDP, and at the tc hook, where auto attaches most
-# router ports, DSA's VLAN layouts (a LAN on a VLAN, a VLAN-filtering bridge). 6.1: the
-# core, and what this machine's kernel cannot build: a LAN on a VLAN and a bridge over a
-# VLAN port, a PPPoE WAN, an nft flowtable beside the fastpath, an IPsec tunnel with ESP,
+# takes 10 to 65 s in a guest). 5.10, the oldest: the core at XDP, the veth checks (before
+# 5.13 a veth takes redirects only with a program of its own; before 6.3 attach asks the
+# peer instead of the kernel), a port without XDP beside a native one (before 6.3 the
+# daemon guesses what the kernel cannot say), generic mode (before 5.15 no program with
+# --steer's cpumap), a tap (its native XDP, the tc hook as clsact); at the tc hook, NAT for
+# TCP, IPv6, the hand-back at FIN and a VLAN, as the whole core runs at that hook (clsact
+# too) on 5.15 (the whole core there took 6.5 min, and CI's 90 minutes were nearly spent).
+# 5.15, OpenWrt 23.05's (Ubuntu 22.04's build of it): the core at both hooks, a PPPoE WAN
+# and an nft flowtable beside the fastpath at XDP, and at the tc hook, where auto attaches
+# most router ports, DSA's VLAN layouts (a LAN on a VLAN, a VLAN-filtering bridge). 6.1:
+# the core, and what this machine's kernel cannot build: a LAN on a VLAN and a bridge over
+# a VLAN port, a PPPoE WAN, an nft flowtable beside the fastpath, an IPsec tunnel with ESP,
 # WireGuard, IPIP and GRE devices, a bond; the tc hook's own test; generic mode again, on
 # the far side of 5.15; policy routing without BPF_FIB_LOOKUP_MARK (6.10), as every router
 # kernel does it. 6.12, the newest that routers and distributions ship: the core at both
 # hooks (the tc hook is tcx there, from 6.6, and clsact on the other three), and again what
 # 6.1 runs for this machine, with the tc hook's test, the tap's, and the bond's (whose XDP
-# features 6.1 cannot read). fp-test runs the tc
-# program's cases on every kernel.
+# features 6.1 cannot read). fp-test runs the tc program's cases on every kernel.
 core=$(grep -v '^#' tests/e2e/core.list | tr '\n' ' ')
 plan() { # KERNEL xdp|tc: the end-to-end tests for it
 	case "$1 $2" in
