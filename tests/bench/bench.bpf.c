@@ -2,18 +2,20 @@
 /*
  * The benchmark's own XDP programs (not part of xdp-fastpath):
  *   xdp_gen       generator, run with BPF_PROG_TEST_RUN live frames on the client veth:
- *                 64-byte IPv4/UDP frames cycling over N flows, or replaying a sequence of
- *                 flows (bench_seq), sent with XDP_TX
+ *                 UDP frames (60 bytes for IPv4, 64 for IPv6, 64 and 68 on the wire with
+ *                 the FCS) cycling over N flows, or replaying a sequence of flows
+ *                 (bench_seq), sent with XDP_TX
  *   xdp_sink      on the server veth (and the client's, for replies): counts IP frames per
  *                 CPU and drops them, or passes them to the stack while flows are being
  *                 established (an echo server answers); lets ARP and the rest through
- *   xdp_redirect  the ceiling: on the router's LAN veth, new MACs and a devmap redirect,
- *                 no lookup and no rewrite
+ *   xdp_redirect  the ceiling: on the router's LAN veth, new MACs and a devmap redirect
+ *                 of every IP frame, no lookup and no rewrite
  */
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
 #include <linux/in.h>
 #include <linux/ip.h>
+#include <linux/ipv6.h>
 #include <linux/udp.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
@@ -64,6 +66,47 @@ static __always_inline __u64 *counter(void)
 	return bpf_map_lookup_elem(&bench_count, &zero);
 }
 
+static __always_inline __u16 csum_fold(__u32 sum)
+{
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	return ~sum;
+}
+
+/* An IPv6/UDP frame of flow @flow; UDP's checksum, which IPv6 requires, over two bytes of
+ * zeros after the header (the router's conntrack drops a packet whose sum is wrong). */
+static __always_inline int gen_ipv6(void *data_end, struct ethhdr *eth, const struct bench_cfg *c,
+				    __u64 flow)
+{
+	struct ipv6hdr *ip6h = (void *)(eth + 1);
+	struct udphdr *uh = (void *)(ip6h + 1);
+	__u16 *payload = (void *)(uh + 1), *w;
+	__u32 sum = 0;
+
+	if ((void *)(payload + 1) > data_end)
+		return XDP_ABORTED;
+	eth->h_proto = bpf_htons(ETH_P_IPV6);
+	*(__be32 *)ip6h = bpf_htonl(6 << 28); /* version, no traffic class, no flow label */
+	ip6h->payload_len = bpf_htons(data_end - (void *)uh);
+	ip6h->nexthdr = IPPROTO_UDP;
+	ip6h->hop_limit = 64;
+	__builtin_memcpy(&ip6h->saddr, c->saddr6, 16);
+	__builtin_memcpy(&ip6h->daddr, c->daddr6, 16);
+	uh->source = bpf_htons(BENCH_SPORT_BASE + flow % BENCH_PORTS_PER_DPORT);
+	uh->dest = bpf_htons((c->dport_base ?: BENCH_DPORT_BASE) + flow / BENCH_PORTS_PER_DPORT);
+	uh->len = ip6h->payload_len;
+	uh->check = 0;
+	*payload = 0;
+	/* The pseudo-header (both addresses, the length, the protocol) and the datagram. */
+	w = (__u16 *)&ip6h->saddr;
+#pragma unroll
+	for (int i = 0; i < 16; i++)
+		sum += w[i];
+	sum += uh->len + bpf_htons(IPPROTO_UDP) + uh->source + uh->dest + uh->len;
+	uh->check = csum_fold(sum) ?: 0xffff;
+	return XDP_TX;
+}
+
 /* Live frames recycle pages with whatever the router left in them: write every field. */
 SEC("xdp")
 int xdp_gen(struct xdp_md *ctx)
@@ -90,6 +133,8 @@ int xdp_gen(struct xdp_md *ctx)
 	}
 	__builtin_memcpy(eth->h_dest, c->dmac, ETH_ALEN);
 	__builtin_memcpy(eth->h_source, c->smac, ETH_ALEN);
+	if (c->ipv6)
+		return gen_ipv6(data_end, eth, c, flow);
 	eth->h_proto = bpf_htons(ETH_P_IP);
 	iph->version = 4;
 	iph->ihl = 5;
@@ -106,9 +151,7 @@ int xdp_gen(struct xdp_md *ctx)
 #pragma unroll
 	for (int i = 0; i < 10; i++)
 		sum += w[i];
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	iph->check = ~sum;
+	iph->check = csum_fold(sum);
 	uh->source = bpf_htons(BENCH_SPORT_BASE + flow % BENCH_PORTS_PER_DPORT);
 	uh->dest = bpf_htons((c->dport_base ?: BENCH_DPORT_BASE) + flow / BENCH_PORTS_PER_DPORT);
 	uh->len = bpf_htons(data_end - (void *)uh);
@@ -141,7 +184,8 @@ int xdp_redirect(struct xdp_md *ctx)
 	struct bench_cfg *c = cfg();
 	__u64 *n = counter();
 
-	if (!c || (void *)(eth + 1) > data_end || eth->h_proto != bpf_htons(ETH_P_IP))
+	if (!c || (void *)(eth + 1) > data_end ||
+	    (eth->h_proto != bpf_htons(ETH_P_IP) && eth->h_proto != bpf_htons(ETH_P_IPV6)))
 		return XDP_PASS;
 	__builtin_memcpy(eth->h_dest, c->dmac, ETH_ALEN);
 	__builtin_memcpy(eth->h_source, c->smac, ETH_ALEN);

@@ -18,11 +18,13 @@ struct bench_cfg {
 	__be32 daddr;
 	__u32 nr_flows;
 	__u16 dport_base; /* 0: BENCH_DPORT_BASE */
-	__u16 pad;
+	__u16 ipv6;	  /* generator: IPv6 frames, saddr6 to daddr6 (saddr, daddr unused) */
 	__u32 pass;    /* sink: count frames and pass them to the stack (an echo server answers,
 			* establishing the flows) instead of dropping them */
 	__u32 seq_len; /* generator: 0 cycles over the flows; else it sends the flows of
 			* bench_seq[0..seq_len) in turn (a mix of fp-bench's making) */
+	__u8 saddr6[16];
+	__u8 daddr6[16];
 };
 
 /* Packets in a generated mix (bench_seq): 8 MB of flow numbers, replayed in a loop. */

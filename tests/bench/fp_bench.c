@@ -10,8 +10,11 @@
  *   fp-bench detach PINDIR IFACE               remove what was attached to IFACE
  *   fp-bench gen IFACE FLOWS PACKETS SECONDS DMAC SMAC SADDR DADDR [PACE_US [DPORT_BASE
  *                [MIX]]]
- *        send 64-byte UDP frames over FLOWS flows from IFACE (XDP_TX of live frames), until
- *        PACKETS were sent (0: no limit) or SECONDS passed; prints "sent N in T s".
+ *        send UDP frames over FLOWS flows from IFACE (XDP_TX of live frames), until
+ *        PACKETS were sent (0: no limit) or SECONDS passed; prints "sent N in T s". IPv4
+ *        or IPv6 as SADDR and DADDR are; 64 bytes on the wire with the FCS for IPv4, and
+ *        68 for IPv6, whose UDP header ends at byte 62 (the smallest frame with a payload
+ *        of an even length, over which the generator sums the checksum IPv6 requires).
  *        With PACE_US (0: none), 64 frames at a time with that pause between: for
  *        establishing flows, whose replies must not overflow the veth rings on the way back.
  *        MIX "rr" (the default) sends to each flow in turn, the worst case for caches;
@@ -69,6 +72,7 @@
 #include "chase.skel.h"
 
 #define FRAME_LEN  60 /* 64 bytes on the wire with the FCS */
+#define FRAME6_LEN 64 /* IPv6: a UDP header ends at 62, and two bytes of payload */
 #define GEN_REPEAT (1 << 16)
 
 static int die(const char *what)
@@ -224,16 +228,23 @@ static int generate(char **argv)
 	unsigned int pace_us = argv[8] ? strtoul(argv[8], NULL, 0) : 0;
 
 	cfg.dport_base = argv[8] && argv[9] ? strtoul(argv[9], NULL, 0) : 0;
-	__u8 frame[FRAME_LEN] = {0};
-	__u32 zero = 0;
+	__u8 frame[FRAME6_LEN] = {0};
+	__u32 zero = 0, frame_len = FRAME_LEN;
 
 	if (!skel)
 		die("loading the generator");
 	parse_mac(argv[4], cfg.dmac);
 	parse_mac(argv[5], cfg.smac);
-	if (inet_pton(AF_INET, argv[6], &cfg.saddr) != 1 ||
-	    inet_pton(AF_INET, argv[7], &cfg.daddr) != 1)
+	cfg.ipv6 = strchr(argv[6], ':') != NULL;
+	if (cfg.ipv6) {
+		frame_len = FRAME6_LEN;
+		if (inet_pton(AF_INET6, argv[6], cfg.saddr6) != 1 ||
+		    inet_pton(AF_INET6, argv[7], cfg.daddr6) != 1)
+			die("addresses");
+	} else if (inet_pton(AF_INET, argv[6], &cfg.saddr) != 1 ||
+		   inet_pton(AF_INET, argv[7], &cfg.daddr) != 1) {
 		die("addresses");
+	}
 	if (argv[8] && argv[9] && argv[10] && strcmp(argv[10], "rr")) {
 		size_t size = (size_t)BENCH_SEQ_MAX * sizeof(__u32);
 		__u32 *seq = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
@@ -249,16 +260,15 @@ static int generate(char **argv)
 	if (bpf_map_update_elem(bpf_map__fd(skel->maps.bench_cfg), &zero, &cfg, 0))
 		die("generator config");
 
-	struct xdp_md ctx = {.data_end = FRAME_LEN, .ingress_ifindex = ifindex_of(argv[0])};
+	struct xdp_md ctx = {.data_end = frame_len, .ingress_ifindex = ifindex_of(argv[0])};
 	start = now_s();
 	while ((!limit || sent < limit) && now_s() - start < seconds) {
 		unsigned long long batch = pace_us ? 64 : GEN_REPEAT;
 
 		if (limit && limit - sent < batch)
 			batch = limit - sent;
-		LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = frame,
-			    .data_size_in = sizeof(frame), .ctx_in = &ctx,
-			    .ctx_size_in = sizeof(ctx), .repeat = batch,
+		LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = frame, .data_size_in = frame_len,
+			    .ctx_in = &ctx, .ctx_size_in = sizeof(ctx), .repeat = batch,
 			    .flags = BPF_F_TEST_XDP_LIVE_FRAMES, .batch_size = 64);
 
 		if (bpf_prog_test_run_opts(bpf_program__fd(skel->progs.xdp_gen), &opts))

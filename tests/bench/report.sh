@@ -6,6 +6,14 @@ set -u
 DIR=${1:?usage: report.sh DIR}
 cd "$DIR" || exit 1
 extra() { tr ' ' '\n' <extra.txt | sed -n "s/^$1=//p" | head -1; }
+# The packet rates' frames: IPv4, through masquerade, or IPv6, routed (BENCH_FAMILY).
+family=$(extra family)
+family=${family:-4}
+if [ "$family" = 6 ]; then
+	kernel="kernel forwarding" frames="IPv6 UDP frames of 68 bytes on the wire"
+else
+	kernel="kernel NAT" frames="64-byte UDP frames"
+fi
 # median, min, max of the values in a column
 stats() { sort -n | awk '{ v[NR] = $1 } END { if (NR) printf "%d %d %d\n", v[int((NR + 1) / 2)], v[1], v[NR] }'; }
 pps_of() { awk -F, -v n="$1" -v p="$2" '$1 == n && $3 == p { print $4 }' raw.csv | stats; }
@@ -17,7 +25,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2fx", a / b; els
 	echo
 	echo "Made by \`make bench\` (tests/bench/run.sh) on $(date -u +%Y-%m-%d), kernel $(uname -r),"
 	echo "$(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'))."
-	echo "Method: tests/bench/run.sh. 64-byte UDP frames over N established flows, from an XDP"
+	echo "Method: tests/bench/run.sh. $frames over N established flows, from an XDP"
 	echo "generator (live frames) through the router namespace to a counting XDP sink; the three"
 	echo "paths alternate within each round. Delivered packets per second at the sink: median"
 	echo "(min-max) of $(awk -F, 'NR > 1 { print $2 }' raw.csv | sort -n | tail -1) rounds."
@@ -25,7 +33,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2fx", a / b; els
 	echo
 	echo "## Packet rate"
 	echo
-	echo "| flows | kernel NAT (1) | xdp-fastpath (2) | ceiling (3) | (2)/(1) | (2)/(3) |"
+	echo "| flows | $kernel (1) | xdp-fastpath (2) | ceiling (3) | (2)/(1) | (2)/(3) |"
 	echo "| ---: | ---: | ---: | ---: | ---: | ---: |"
 	for n in $(awk -F, 'NR > 1 { print $1 }' raw.csv | sort -nu); do
 		read -r k kmin kmax <<<"$(pps_of "$n" kernel)"
@@ -62,7 +70,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2fx", a / b; els
 		echo "trains; tests/bench/fp_bench.c, make_mix) instead of one packet to each flow in"
 		echo "turn. (2)/(2, fewest) compares xdp-fastpath with itself at the fewest flows, same mix."
 		echo
-		echo "| flows | kernel NAT (1) | xdp-fastpath (2) | ceiling (3) | (2)/(1) | (2)/(3) | (2)/(2, fewest) |"
+		echo "| flows | $kernel (1) | xdp-fastpath (2) | ceiling (3) | (2)/(1) | (2)/(3) | (2)/(2, fewest) |"
 		echo "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 		fewest=''
 		for n in $(awk -F, 'NR > 1 { print $1 }' raw.csv | sort -nu); do
@@ -120,7 +128,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2fx", a / b; els
 		anon=$(extra "daemon_anon_kb_$n")
 		own=${anon:+" (its own memory, RssAnon: $anon KiB; the rest its libraries and the mapped IPv4 table)"}
 		echo "- $n flows: the XDP program costs $ns ns/packet (bpf_stats, in a run of its own);" \
-			"the IPv4 flow map holds $entries entries in $bytes bytes" \
+			"the IPv$family flow map holds $entries entries in $bytes bytes" \
 			"($(awk -v b="$bytes" -v e="$entries" 'BEGIN { if (e) printf "%.0f", b / e }') bytes per entry" \
 			"= per direction per flow); daemon RSS $(extra "daemon_rss_kb_$n") KiB$own;" \
 			"established flows offloaded by the first dump (attach to all offloaded) in" \
@@ -228,10 +236,10 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2fx", a / b; els
 
 if command -v gnuplot >/dev/null && [ -f pps.dat.tmp ]; then
 	mv pps.dat.tmp pps.dat
-	gnuplot <<-'GP'
+	gnuplot <<-GP
 		set terminal png size 900,500
 		set output 'pps.png'
-		set title 'Delivered packet rate, 64-byte UDP (median of rounds)'
+		set title 'Delivered packet rate, $frames (median of rounds)'
 		set ylabel 'Mpps'
 		set style data histograms
 		set style histogram clustered gap 1
@@ -239,9 +247,9 @@ if command -v gnuplot >/dev/null && [ -f pps.dat.tmp ]; then
 		set key below
 		set yrange [0:*]
 		set grid ytics
-		plot 'pps.dat' using ($2/1e6):xtic(sprintf("%d flows", $1)) title 'kernel NAT', \
-		     '' using ($3/1e6) title 'xdp-fastpath', \
-		     '' using ($4/1e6) title 'bare XDP redirect (ceiling)'
+		plot 'pps.dat' using (\$2/1e6):xtic(sprintf("%d flows", \$1)) title '$kernel', \\
+		     '' using (\$3/1e6) title 'xdp-fastpath', \\
+		     '' using (\$4/1e6) title 'bare XDP redirect (ceiling)'
 	GP
 fi
 rm -f pps.dat.tmp

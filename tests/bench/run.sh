@@ -12,6 +12,10 @@
 # chain on this machine, so a figure is the cost of all three per packet.
 #
 #   BENCH_FLOWS="1000 65536"  flow counts (add 1048576 for the 1M figure: needs time and RAM)
+#   BENCH_FAMILY=4   6: the packet rates with IPv6 frames (68 bytes on the wire), routed
+#                    without NAT as OpenWrt routes IPv6, so kernel (1) is the kernel's
+#                    forwarding with conntrack and the firewall; setup by a burst and TCP
+#                    stay IPv4
 #   BENCH_MIX="zipf"  also measure kernel NAT, xdp-fastpath and the ceiling with traffic more
 #                     like a router's than the round-robin over all flows (the worst case):
 #                     trains of 8-32 packets per flow, flows drawn by Zipf popularity
@@ -37,6 +41,12 @@ if [ "$(id -u)" != 0 ]; then
 	exit 1
 fi
 FLOWS=${BENCH_FLOWS:-1000 65536}
+FAMILY=${BENCH_FAMILY:-4}
+case $FAMILY in
+4) GEN_SRC=198.18.1.2 GEN_DST=198.19.2.2 ;;
+6) GEN_SRC=2001:2:0:1::2 GEN_DST=2001:2:0:2::2 ;;
+*) echo "bench: BENCH_FAMILY is 4 or 6" >&2 && exit 2 ;;
+esac
 MIXES=${BENCH_MIX-zipf}
 ROUNDS=${BENCH_ROUNDS:-3}
 RUN_S=${BENCH_SECONDS:-3}
@@ -92,10 +102,10 @@ done
 sleep 0.5
 
 gen() { # FLOWS PACKETS SECONDS [PACE_US [DPORT_BASE [MIX]]]: prints "sent N in T s"
-	bench_in "$TB_CLI" gen c0 "$1" "$2" "$3" "$R0" "$C0" 198.18.1.2 198.19.2.2 ${4:+$4} ${5:+$5} \
+	bench_in "$TB_CLI" gen c0 "$1" "$2" "$3" "$R0" "$C0" "$GEN_SRC" "$GEN_DST" ${4:+$4} ${5:+$5} \
 		${6:+$6}
 }
-replied() { rtr conntrack -L -p udp 2>/dev/null | grep -vc UNREPLIED; }
+replied() { rtr conntrack -L -f "ipv$FAMILY" -p udp 2>/dev/null | grep -vc UNREPLIED; }
 establish() { # FLOWS [DPORT_BASE]: every flow answered, through the kernel path
 	bench_in "$TB_SRV" pass "$BPIN" s0 1
 	gen "$1" $(($1 * 3)) 600 200 "${2:-}" >/dev/null
@@ -156,6 +166,7 @@ prog_stats() { bpftool prog show id "$1" -j | jq -r '"\(.run_time_ns // 0) \(.ru
 
 echo "flows,round,path,pps" >"$RAW"
 : >"$OUT/extra.txt"
+echo "family=$FAMILY" >>"$OUT/extra.txt"
 # bpf_stats makes every BPF program run read the clock twice (a paravirtual clock read
 # here: about a fifth of the CPU in a profile), so it is on only while the program's own
 # cost is measured, never while a packet rate is.
@@ -207,7 +218,8 @@ for n in $FLOWS; do
 			log "only $(offloaded) of $est offloaded"
 		fi
 		pps=$(measure "$n")
-		log "$n flows, round $r: fastpath $pps pps"
+		log "$n flows, round $r: fastpath $pps pps" \
+			"($(fastpath status --json | jq .forwarded) on the fastpath)"
 		echo "$n,$r,fastpath,$pps" >>"$RAW"
 		mixes "$n" "$r" fastpath
 		# The program's own cost, in a run of its own with bpf_stats on.
@@ -220,8 +232,8 @@ for n in $FLOWS; do
 		echo "ns_per_packet_${n}_$r=$(echo "($ns1 - $ns0) / ($cnt1 - $cnt0 + 1)" | bc -l)" >>"$OUT/extra.txt"
 		if [ "$r" = 1 ]; then
 			st=$(fastpath status --json)
-			mem=$(bpftool map show pinned "$TB_PIN/fp_flows4" -j | jq .bytes_memlock)
-			entries=$(jq .flows_ipv4 <<<"$st")
+			mem=$(bpftool map show pinned "$TB_PIN/fp_flows$FAMILY" -j | jq .bytes_memlock)
+			entries=$(jq ".flows_ipv$FAMILY" <<<"$st")
 			# RssAnon: the daemon's own memory. VmRSS also counts the pages it maps
 			# (RssFile): its libraries and the IPv4 flow table, kernel memory that the
 			# map's own figure already counts.
