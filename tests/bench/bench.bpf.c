@@ -7,7 +7,8 @@
  *                 (bench_seq), sent with XDP_TX
  *   xdp_sink      on the server veth (and the client's, for replies): counts IP frames per
  *                 CPU and drops them, or passes them to the stack while flows are being
- *                 established (an echo server answers); lets ARP and the rest through
+ *                 established (an echo server answers); lets ARP, ICMPv6 and the rest
+ *                 through
  *   xdp_redirect  the ceiling: on the router's LAN veth, new MACs and a devmap redirect
  *                 of every IP frame, no lookup and no rewrite
  */
@@ -171,6 +172,14 @@ int xdp_sink(struct xdp_md *ctx)
 		return XDP_PASS;
 	if (eth->h_proto != bpf_htons(ETH_P_IP) && eth->h_proto != bpf_htons(ETH_P_IPV6))
 		return XDP_PASS; /* ARP and friends: the hosts still need them */
+	if (eth->h_proto == bpf_htons(ETH_P_IPV6)) {
+		struct ipv6hdr *ip6h = (void *)(eth + 1);
+
+		/* IPv6's ARP, neighbour discovery: without it the router's entry for this host
+		 * goes stale, then fails, and the router stops forwarding to it. */
+		if ((void *)(ip6h + 1) > data_end || ip6h->nexthdr == IPPROTO_ICMPV6)
+			return XDP_PASS;
+	}
 	if (n)
 		(*n)++;
 	return c && c->pass ? XDP_PASS : XDP_DROP;
