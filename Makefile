@@ -127,7 +127,8 @@ $(BUILD)/loader/%.o: loader/%.c $(SKEL) include/xdp_fastpath.h $(wildcard loader
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
-$(BUILD)/tests/%.o: tests/%.c $(SKEL) include/xdp_fastpath.h $(wildcard tests/*.h loader/*.h) | $(BUILD)
+$(BUILD)/tests/%.o: tests/%.c $(SKEL) include/xdp_fastpath.h \
+		$(wildcard tests/*.h tests/bench/*.h loader/*.h) | $(BUILD)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests -c $< -o $@
 
