@@ -23,7 +23,8 @@
  *   fp-bench ct-burst N SADDR DADDR DPORT NATADDR [PINDIR]
  *        create N conntrack entries at once through ctnetlink, as if N masqueraded UDP
  *        conversations SADDR+k:sport -> DADDR:DPORT+k (reply to NATADDR:sport) had all been
- *        answered at the same moment; prints "created N in T s". The daemon sees one NEW
+ *        answered at the same moment; prints "created N in T s". IPv6 addresses and
+ *        NATADDR "-": routed conversations, their replies to SADDR+k. The daemon sees one NEW
  *        event per entry, already offloadable (a real connection sends a NEW and then an
  *        UPDATE event), so this measures its event-to-map-entry rate. With the instance's
  *        PINDIR, it then polls the daemon's counters every millisecond and prints
@@ -296,9 +297,19 @@ static int ct_burst(char **argv, const char *pin_dir)
 		if (daemon_fd < 0)
 			return die(path);
 	}
-	uint32_t n = strtoul(argv[0], NULL, 0), saddr = ntohl(inet_addr(argv[1]));
-	uint32_t daddr = inet_addr(argv[2]), nat = inet_addr(argv[4]);
+	uint32_t n = strtoul(argv[0], NULL, 0);
 	uint16_t dport_base = htons(atoi(argv[3]));
+	int family = strchr(argv[1], ':') ? AF_INET6 : AF_INET;
+	/* Addresses as 32-bit words in network order: IPv4's one, IPv6's four, the last of
+	 * the source's counting the conversations' sources. */
+	uint32_t saddr[4], daddr[4], nat[4], src[4];
+	bool routed = !strcmp(argv[4], "-");
+
+	if (inet_pton(family, argv[1], saddr) != 1 || inet_pton(family, argv[2], daddr) != 1 ||
+	    (!routed && inet_pton(family, argv[4], nat) != 1)) {
+		fprintf(stderr, "fp-bench: ct-burst: addresses of one family, NATADDR or -\n");
+		exit(2);
+	}
 	struct mnl_socket *nl = mnl_socket_open(NETLINK_NETFILTER);
 	static char buf[BURST_BATCH * 512], reply[8192];
 	uint32_t created = 0, failed = 0;
@@ -322,13 +333,16 @@ static int ct_burst(char **argv, const char *pin_dir)
 			/* BENCH_PORTS_PER_DPORT source ports per source address and server
 			 * port: the reply tuples (server -> NATADDR:sport) must differ too */
 			uint16_t sport = BENCH_SPORT_BASE + created % BENCH_PORTS_PER_DPORT;
-			uint32_t src = htonl(saddr + created / BENCH_PORTS_PER_DPORT);
+			int last = family == AF_INET6 ? 3 : 0;
+
+			memcpy(src, saddr, sizeof(src));
+			src[last] = htonl(ntohl(saddr[last]) + created / BENCH_PORTS_PER_DPORT);
 			struct ct_msg m = {
-				.family = AF_INET,
+				.family = family,
 				.proto = IPPROTO_UDP,
-				.src = &src,
-				.dst = &daddr,
-				.reply_dst = &nat,
+				.src = src,
+				.dst = daddr,
+				.reply_dst = routed ? src : nat,
 				.sport = sport,
 				.dport = ntohs(dport_base) + created / BENCH_PORTS_PER_DPORT,
 				.reply_dport = sport,

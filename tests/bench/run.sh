@@ -14,8 +14,8 @@
 #   BENCH_FLOWS="1000 65536"  flow counts (add 1048576 for the 1M figure: needs time and RAM)
 #   BENCH_FAMILY=4   6: the packet rates with IPv6 frames (68 bytes on the wire), routed
 #                    without NAT as OpenWrt routes IPv6, so kernel (1) is the kernel's
-#                    forwarding with conntrack and the firewall; setup by a burst and TCP
-#                    stay IPv4
+#                    forwarding with conntrack and the firewall, and the burst of conntrack
+#                    entries is of routed IPv6 conversations; TCP stays IPv4
 #   BENCH_MIX="zipf"  also measure kernel NAT, xdp-fastpath and the ceiling with traffic more
 #                     like a router's than the round-robin over all flows (the worst case):
 #                     trains of 8-32 packets per flow, flows drawn by Zipf popularity
@@ -43,8 +43,8 @@ fi
 FLOWS=${BENCH_FLOWS:-1000 65536}
 FAMILY=${BENCH_FAMILY:-4}
 case $FAMILY in
-4) GEN_SRC=198.18.1.2 GEN_DST=198.19.2.2 ;;
-6) GEN_SRC=2001:2:0:1::2 GEN_DST=2001:2:0:2::2 ;;
+4) GEN_SRC=198.18.1.2 GEN_DST=198.19.2.2 BURST_ADDRS="198.18.1.10 198.19.2.2 30000 198.19.2.1" ;;
+6) GEN_SRC=2001:2:0:1::2 GEN_DST=2001:2:0:2::2 BURST_ADDRS="2001:2:0:1::10 2001:2:0:2::2 30000 -" ;;
 *) echo "bench: BENCH_FAMILY is 4 or 6" >&2 && exit 2 ;;
 esac
 MIXES=${BENCH_MIX-zipf}
@@ -303,12 +303,13 @@ fi
 # Repeated ROUNDS times, each with a fresh daemon and event buffer (default 4 MiB).
 BURST=${BENCH_BURST:-65536}
 if [ "$BURST" -gt 0 ]; then
-rtr conntrack -F >/dev/null 2>&1
+rtr conntrack -F -f "ipv$FAMILY" >/dev/null 2>&1
 for ((r = 1; r <= ROUNDS; r++)); do
 	fastpath attach r0 r1 --flows $((BURST * 2 + 1024)) --log-file "$TB_TMP/daemon.log" >/dev/null
 	# fp-bench polls the daemon's counters itself: a polling script would take the CPU
 	# the daemon needs (status walks the flow maps).
-	bench_in "$TB_RTR" ct-burst "$BURST" 198.18.1.10 198.19.2.2 30000 198.19.2.1 "$TB_PIN" \
+	# shellcheck disable=SC2086 # four words
+	bench_in "$TB_RTR" ct-burst "$BURST" $BURST_ADDRS "$TB_PIN" \
 		>"$TB_TMP/burst.out" || { log "ct-burst failed: $(cat "$TB_TMP/burst.out")"; exit 1; }
 	st=$(fastpath status --json)
 	echo "burst_flows_$r=$BURST" \
@@ -321,14 +322,14 @@ for ((r = 1; r <= ROUNDS; r++)); do
 		>>"$OUT/extra.txt"
 	log "burst $r: $(tr '\n' ' ' <"$TB_TMP/burst.out")"
 	fastpath detach >/dev/null
-	rtr conntrack -F >/dev/null 2>&1
+	rtr conntrack -F -f "ipv$FAMILY" >/dev/null 2>&1
 done
 napi_back
 fi
 
 # TCP as published router tests do it: iperf3, default TCP, MTU-sized packets.
 if [ "$DO_TCP" = 1 ]; then
-	rtr conntrack -F >/dev/null 2>&1 # the UDP flows above: not this phase's business
+	rtr conntrack -F -f "ipv$FAMILY" >/dev/null 2>&1 # the UDP flows above: not this phase's business
 	# Plain endpoints, as in the e2e testbed: an XDP program on a veth would turn off GSO/TSO
 	# on its peer and run every frame of both paths through XDP. GRO toggles bring NAPI back.
 	for i in s0 c0; do bench_in "$([ $i = s0 ] && echo "$TB_SRV" || echo "$TB_CLI")" detach "$BPIN" $i; done
