@@ -171,7 +171,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2fx", a / b; els
 		echo
 		echo "Without GRO on the router's ports (the veths' default): XDP frame by frame."
 		echo
-		echo "| streams | kernel NAT (1) | xdp-fastpath, native XDP (2) | (2)/(1) | softirq share (1) / (2) |"
+		echo "| streams | $kernel (1) | xdp-fastpath, native XDP (2) | (2)/(1) | softirq share (1) / (2) |"
 		echo "| ---: | ---: | ---: | ---: | ---: |"
 		col() { awk -F, -v s="$1" -v p="$2" '$1 == s && $3 == p { print $4 }' tcp.csv | stats; }
 		si() { awk -F, -v s="$1" -v p="$2" '$1 == s && $3 == p { t += $5; n++ } END { if (n) printf "%.0f", t / n }' tcp.csv; }
@@ -197,7 +197,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2fx", a / b; els
 			echo "(6): attach's defaults (--mode auto), which chose $(auto_hooks tcp) for r0,r1" \
 				"here${udp_hooks:+ ($udp_hooks for the packet rates above)}."
 			echo
-			echo "| streams | egress | kernel NAT + GRO (3) | xdp-fastpath, tc hook (4) | (4)/(3) | split (5) | (5)/(3) | defaults (6) | (6)/(3) | (2)/(3) |"
+			echo "| streams | egress | $kernel + GRO (3) | xdp-fastpath, tc hook (4) | (4)/(3) | split (5) | (5)/(3) | defaults (6) | (6)/(3) | (2)/(3) |"
 			echo "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 			for s in 1 4; do
 				read -r f <<<"$(col $s fastpath)"

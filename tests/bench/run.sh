@@ -14,8 +14,8 @@
 #   BENCH_FLOWS="1000 65536"  flow counts (add 1048576 for the 1M figure: needs time and RAM)
 #   BENCH_FAMILY=4   6: the packet rates with IPv6 frames (68 bytes on the wire), routed
 #                    without NAT as OpenWrt routes IPv6, so kernel (1) is the kernel's
-#                    forwarding with conntrack and the firewall, and the burst of conntrack
-#                    entries is of routed IPv6 conversations; TCP stays IPv4
+#                    forwarding with conntrack and the firewall; the burst of conntrack
+#                    entries is of routed IPv6 conversations, and TCP runs over IPv6
 #   BENCH_MIX="zipf"  also measure kernel NAT, xdp-fastpath and the ceiling with traffic more
 #                     like a router's than the round-robin over all flows (the worst case):
 #                     trains of 8-32 packets per flow, flows drawn by Zipf popularity
@@ -367,7 +367,7 @@ if [ "$DO_TCP" = 1 ]; then
 				srv iperf3 -s -D -1 >/dev/null 2>&1
 				sleep 0.3
 				read -r si0 tot0 <<<"$(softirq)"
-				mbps=$(cli iperf3 -c 198.19.2.2 -t "$RUN_S" -P $streams -J 2>/dev/null |
+				mbps=$(cli iperf3 -c "$GEN_DST" -t "$RUN_S" -P $streams -J 2>/dev/null |
 					jq '.end.sum_received.bits_per_second / 1e6')
 				read -r si1 tot1 <<<"$(softirq)"
 				pct=$(echo "100 * ($si1 - $si0) / ($tot1 - $tot0)" | bc -l)
