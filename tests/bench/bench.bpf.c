@@ -74,10 +74,10 @@ static __always_inline __u16 csum_fold(__u32 sum)
 	return ~sum;
 }
 
-/* An IPv6/UDP frame of flow @flow; UDP's checksum, which IPv6 requires, over two bytes of
- * zeros after the header (the router's conntrack drops a packet whose sum is wrong). */
+/* An IPv6/UDP frame with these ports; UDP's checksum, which IPv6 requires, over two bytes
+ * of zeros after the header (the router's conntrack drops a packet whose sum is wrong). */
 static __always_inline int gen_ipv6(void *data_end, struct ethhdr *eth, const struct bench_cfg *c,
-				    __u64 flow)
+				    __be16 sport, __be16 dport)
 {
 	struct ipv6hdr *ip6h = (void *)(eth + 1);
 	struct udphdr *uh = (void *)(ip6h + 1);
@@ -93,8 +93,8 @@ static __always_inline int gen_ipv6(void *data_end, struct ethhdr *eth, const st
 	ip6h->hop_limit = 64;
 	__builtin_memcpy(&ip6h->saddr, c->saddr6, 16);
 	__builtin_memcpy(&ip6h->daddr, c->daddr6, 16);
-	uh->source = bpf_htons(BENCH_SPORT_BASE + flow % BENCH_PORTS_PER_DPORT);
-	uh->dest = bpf_htons((c->dport_base ?: BENCH_DPORT_BASE) + flow / BENCH_PORTS_PER_DPORT);
+	uh->source = sport;
+	uh->dest = dport;
 	uh->len = ip6h->payload_len;
 	uh->check = 0;
 	*payload = 0;
@@ -118,6 +118,7 @@ int xdp_gen(struct xdp_md *ctx)
 	struct udphdr *uh = (void *)(iph + 1);
 	struct bench_cfg *c = cfg();
 	__u64 *n = counter(), flow;
+	__be16 sport, dport;
 	__u32 sum = 0;
 	__u16 *w;
 
@@ -132,10 +133,12 @@ int xdp_gen(struct xdp_md *ctx)
 	} else {
 		flow = (*n)++ % c->nr_flows;
 	}
+	sport = bpf_htons(BENCH_SPORT_BASE + flow % BENCH_PORTS_PER_DPORT);
+	dport = bpf_htons((c->dport_base ?: BENCH_DPORT_BASE) + flow / BENCH_PORTS_PER_DPORT);
 	__builtin_memcpy(eth->h_dest, c->dmac, ETH_ALEN);
 	__builtin_memcpy(eth->h_source, c->smac, ETH_ALEN);
 	if (c->ipv6)
-		return gen_ipv6(data_end, eth, c, flow);
+		return gen_ipv6(data_end, eth, c, sport, dport);
 	eth->h_proto = bpf_htons(ETH_P_IP);
 	iph->version = 4;
 	iph->ihl = 5;
@@ -153,8 +156,8 @@ int xdp_gen(struct xdp_md *ctx)
 	for (int i = 0; i < 10; i++)
 		sum += w[i];
 	iph->check = csum_fold(sum);
-	uh->source = bpf_htons(BENCH_SPORT_BASE + flow % BENCH_PORTS_PER_DPORT);
-	uh->dest = bpf_htons((c->dport_base ?: BENCH_DPORT_BASE) + flow / BENCH_PORTS_PER_DPORT);
+	uh->source = sport;
+	uh->dest = dport;
 	uh->len = bpf_htons(data_end - (void *)uh);
 	uh->check = 0; /* allowed over IPv4 */
 	return XDP_TX;

@@ -304,6 +304,7 @@ static int ct_burst(char **argv, const char *pin_dir)
 	 * the source's counting the conversations' sources. */
 	uint32_t saddr[4], daddr[4], nat[4], src[4];
 	bool routed = !strcmp(argv[4], "-");
+	int last = family == AF_INET6 ? 3 : 0;
 
 	if (inet_pton(family, argv[1], saddr) != 1 || inet_pton(family, argv[2], daddr) != 1 ||
 	    (!routed && inet_pton(family, argv[4], nat) != 1)) {
@@ -317,6 +318,7 @@ static int ct_burst(char **argv, const char *pin_dir)
 
 	if (!nl || mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID))
 		return die("netlink");
+	memcpy(src, saddr, sizeof(src));
 	if (daemon_fd >= 0) {
 		struct fp_daemon_state st;
 		__u32 zero = 0;
@@ -333,9 +335,7 @@ static int ct_burst(char **argv, const char *pin_dir)
 			/* BENCH_PORTS_PER_DPORT source ports per source address and server
 			 * port: the reply tuples (server -> NATADDR:sport) must differ too */
 			uint16_t sport = BENCH_SPORT_BASE + created % BENCH_PORTS_PER_DPORT;
-			int last = family == AF_INET6 ? 3 : 0;
 
-			memcpy(src, saddr, sizeof(src));
 			src[last] = htonl(ntohl(saddr[last]) + created / BENCH_PORTS_PER_DPORT);
 			struct ct_msg m = {
 				.family = family,

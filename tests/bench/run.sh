@@ -43,8 +43,14 @@ fi
 FLOWS=${BENCH_FLOWS:-1000 65536}
 FAMILY=${BENCH_FAMILY:-4}
 case $FAMILY in
-4) GEN_SRC=198.18.1.2 GEN_DST=198.19.2.2 BURST_ADDRS="198.18.1.10 198.19.2.2 30000 198.19.2.1" ;;
-6) GEN_SRC=2001:2:0:1::2 GEN_DST=2001:2:0:2::2 BURST_ADDRS="2001:2:0:1::10 2001:2:0:2::2 30000 -" ;;
+4)
+	CLIENT_ADDR=198.18.1.2 SERVER_ADDR=198.19.2.2
+	BURST_ADDRS="198.18.1.10 $SERVER_ADDR 30000 198.19.2.1" # ct-burst SADDR DADDR DPORT NATADDR
+	;;
+6)
+	CLIENT_ADDR=2001:2:0:1::2 SERVER_ADDR=2001:2:0:2::2
+	BURST_ADDRS="2001:2:0:1::10 $SERVER_ADDR 30000 -"
+	;;
 *) echo "bench: BENCH_FAMILY is 4 or 6" >&2 && exit 2 ;;
 esac
 MIXES=${BENCH_MIX-zipf}
@@ -102,8 +108,8 @@ done
 sleep 0.5
 
 gen() { # FLOWS PACKETS SECONDS [PACE_US [DPORT_BASE [MIX]]]: prints "sent N in T s"
-	bench_in "$TB_CLI" gen c0 "$1" "$2" "$3" "$R0" "$C0" "$GEN_SRC" "$GEN_DST" ${4:+$4} ${5:+$5} \
-		${6:+$6}
+	bench_in "$TB_CLI" gen c0 "$1" "$2" "$3" "$R0" "$C0" "$CLIENT_ADDR" "$SERVER_ADDR" \
+		${4:+$4} ${5:+$5} ${6:+$6}
 }
 replied() { rtr conntrack -L -f "ipv$FAMILY" -p udp 2>/dev/null | grep -vc UNREPLIED; }
 establish() { # FLOWS [DPORT_BASE]: every flow answered, through the kernel path
@@ -367,7 +373,7 @@ if [ "$DO_TCP" = 1 ]; then
 				srv iperf3 -s -D -1 >/dev/null 2>&1
 				sleep 0.3
 				read -r si0 tot0 <<<"$(softirq)"
-				mbps=$(cli iperf3 -c "$GEN_DST" -t "$RUN_S" -P $streams -J 2>/dev/null |
+				mbps=$(cli iperf3 -c "$SERVER_ADDR" -t "$RUN_S" -P $streams -J 2>/dev/null |
 					jq '.end.sum_received.bits_per_second / 1e6')
 				read -r si1 tot1 <<<"$(softirq)"
 				pct=$(echo "100 * ($si1 - $si0) / ($tot1 - $tot0)" | bc -l)
