@@ -172,10 +172,12 @@ static __always_inline __u16 fp_l2_len(__u8 encap)
 /*
  * Points @pkt at the headers again after bpf_xdp_adjust_head() moved the frame's start:
  * the L3 header is now @l2_len bytes in. False only if the frame no longer holds what the
- * parser saw, which cannot happen.
+ * parser saw, which cannot happen. @ipv6: whether the packet's flow is an IPv6 one, as
+ * pkt->ipv6 says, but from what the rewrite after it goes by, so that the verifier sees
+ * the headers checked that the rewrite writes.
  */
 static __always_inline bool fp_l2_reload(void *data, void *data_end, struct fp_pkt *pkt,
-					 __u16 l2_len)
+					 __u16 l2_len, bool ipv6)
 {
 	void *l4;
 
@@ -183,7 +185,7 @@ static __always_inline bool fp_l2_reload(void *data, void *data_end, struct fp_p
 		return false;
 	pkt->eth = data;
 	pkt->l3 = data + l2_len;
-	if (pkt->ipv6)
+	if (ipv6)
 		l4 = pkt->l3 + sizeof(struct ipv6hdr);
 	else
 		l4 = pkt->l3 + sizeof(struct iphdr); /* the parser refuses IPv4 options */

@@ -68,6 +68,10 @@ struct fp_pkt {
 	void *l3;	  /* struct iphdr or struct ipv6hdr */
 	__be16 *ports;	  /* source and destination port: the first 4 bytes of TCP and UDP */
 	__sum16 *l4csum;  /* the TCP or UDP checksum field */
+	/* The family: a whole 64-bit stack slot, so that the verifier keeps the constant the
+	 * parser writes on each path (in a narrower field, the bytes written beside it in
+	 * its slot make it unknown), and knows which header each later access is to. */
+	__u64 ipv6;
 	__u16 l3_len;	  /* total L3 length, host order; the frame may be padded beyond it */
 	__u16 l2_len;	  /* Ethernet header, VLAN tag and PPPoE header */
 	__be16 l3_proto;  /* ETH_P_IP or ETH_P_IPV6 */
@@ -75,7 +79,6 @@ struct fp_pkt {
 	__be16 pppoe_sid; /* 0: not PPPoE */
 	__u16 pppoe_len;  /* PPPoE length field: the PPP protocol and the IP packet */
 	__u16 l3l4_hlen;  /* IP and TCP/UDP headers: what each segment of an aggregate repeats */
-	__u8 ipv6;
 	__u8 proto;
 	__u8 ttl; /* TTL or hop limit */
 	__u8 tcp_flags;
@@ -285,6 +288,10 @@ static __always_inline enum fp_stat fp_parse_l3(void *data, void *data_end, __u3
 	/* Bounded for the verifier: Ethernet, a tag and a PPPoE header at most. */
 	if (off > sizeof(struct ethhdr) + sizeof(struct fp_vlan_hdr) + sizeof(struct fp_pppoe_hdr))
 		return FP_STAT_PASS_MALFORMED;
+	/* 14, 18, 22 or 26: 2 more than a multiple of 4, as the verifier is told here (a
+	 * no-op on those), so that it knows the headers' alignment (strict on MIPS) when the
+	 * length comes back from the stack. */
+	off = (off & 0x1c) | 2;
 	pkt->l3 = data + off;
 	if (pkt->ipv6)
 		return fp_parse_ipv6(pkt, data_end, frame_len);

@@ -530,7 +530,7 @@ static __always_inline int fp_forward_xdp(struct xdp_md *ctx, const struct fp_co
 			return fp_pass(FP_STAT_PASS_NO_HEADROOM);
 		data = (void *)(long)ctx->data;
 		data_end = (void *)(long)ctx->data_end;
-		if (!fp_l2_reload(data, data_end, pkt, l2_len))
+		if (!fp_l2_reload(data, data_end, pkt, l2_len, fwd.flow6))
 			return XDP_ABORTED;
 	}
 
@@ -673,7 +673,8 @@ static __always_inline int fp_forward_tc(struct __sk_buff *skb, const struct fp_
 		}
 		data = (void *)(long)skb->data;
 		data_end = (void *)(long)skb->data_end;
-		if (!fp_l2_reload(data, data_end, pkt, sizeof(struct ethhdr) + FP_PPPOE_HLEN))
+		if (!fp_l2_reload(data, data_end, pkt, sizeof(struct ethhdr) + FP_PPPOE_HLEN,
+				  fwd.flow6))
 			return TC_ACT_SHOT;
 	}
 
