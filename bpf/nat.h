@@ -96,7 +96,8 @@ static __always_inline __u16 *fp_hop_word(struct ipv6hdr *ip6h)
 	return (__u16 *)&ip6h->nexthdr;
 }
 
-static __always_inline void fp_rewrite6(struct fp_pkt *pkt, const struct fp_flow6 *flow,
+/* @nat: the flow's translation (fp_nat6), with FP_FLOW_SNAT or FP_FLOW_DNAT in @flags. */
+static __always_inline void fp_rewrite6(struct fp_pkt *pkt, __u8 flags, const struct fp_nat6 *nat,
 					struct fp_l4_delta *l4)
 {
 	struct ipv6hdr *ip6h = pkt->l3;
@@ -105,19 +106,19 @@ static __always_inline void fp_rewrite6(struct fp_pkt *pkt, const struct fp_flow
 
 	l4->pseudo = 0;
 	l4->ports = 0;
-	if (flow->meta.flags & FP_FLOW_SNAT) {
+	if ((flags & FP_FLOW_SNAT) && nat) {
 		l4->pseudo =
-			fp_addr6_delta(l4->pseudo, ip6h->saddr.in6_u.u6_addr32, flow->nat_saddr);
-		l4->ports = csum_delta16(l4->ports, pkt->ports[0], flow->nat_sport);
-		__builtin_memcpy(&ip6h->saddr, flow->nat_saddr, sizeof(ip6h->saddr));
-		pkt->ports[0] = flow->nat_sport;
+			fp_addr6_delta(l4->pseudo, ip6h->saddr.in6_u.u6_addr32, nat->nat_saddr);
+		l4->ports = csum_delta16(l4->ports, pkt->ports[0], nat->nat_sport);
+		__builtin_memcpy(&ip6h->saddr, nat->nat_saddr, sizeof(ip6h->saddr));
+		pkt->ports[0] = nat->nat_sport;
 	}
-	if (flow->meta.flags & FP_FLOW_DNAT) {
+	if ((flags & FP_FLOW_DNAT) && nat) {
 		l4->pseudo =
-			fp_addr6_delta(l4->pseudo, ip6h->daddr.in6_u.u6_addr32, flow->nat_daddr);
-		l4->ports = csum_delta16(l4->ports, pkt->ports[1], flow->nat_dport);
-		__builtin_memcpy(&ip6h->daddr, flow->nat_daddr, sizeof(ip6h->daddr));
-		pkt->ports[1] = flow->nat_dport;
+			fp_addr6_delta(l4->pseudo, ip6h->daddr.in6_u.u6_addr32, nat->nat_daddr);
+		l4->ports = csum_delta16(l4->ports, pkt->ports[1], nat->nat_dport);
+		__builtin_memcpy(&ip6h->daddr, nat->nat_daddr, sizeof(ip6h->daddr));
+		pkt->ports[1] = nat->nat_dport;
 	}
 	*fp_hop_word(ip6h) = new_hop_word; /* IPv6 has no header checksum */
 	l4->hop_limit = csum_delta16(0, old_hop_word, new_hop_word);

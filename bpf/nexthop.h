@@ -41,21 +41,22 @@ static __always_inline void fp_fib_params4(struct bpf_fib_lookup *fib, const str
 	fib->ifindex = ingress;
 }
 
+/* @nat: the flow's translation, with FP_FLOW_DNAT in @flags. */
 static __always_inline void fp_fib_params6(struct bpf_fib_lookup *fib, const struct fp_pkt *pkt,
-					   const struct fp_flow6 *flow, __u32 ingress)
+					   __u8 flags, const struct fp_nat6 *nat, __u32 ingress)
 {
 	const struct ipv6hdr *ip6h = pkt->l3;
-	bool dnat = flow->meta.flags & FP_FLOW_DNAT;
+	bool dnat = (flags & FP_FLOW_DNAT) && nat;
 
 	fib->family = AF_INET6;
 	/* Traffic class and flow label, as the kernel's IPv6 route lookup takes them. */
 	fib->flowinfo = *(const __be32 *)ip6h & bpf_htonl(0x0fffffff);
 	fib->l4_protocol = pkt->proto;
 	fib->sport = pkt->ports[0];
-	fib->dport = dnat ? flow->nat_dport : pkt->ports[1];
+	fib->dport = dnat ? nat->nat_dport : pkt->ports[1];
 	__builtin_memcpy(fib->ipv6_src, &ip6h->saddr, sizeof(fib->ipv6_src));
 	if (dnat)
-		__builtin_memcpy(fib->ipv6_dst, flow->nat_daddr, sizeof(fib->ipv6_dst));
+		__builtin_memcpy(fib->ipv6_dst, nat->nat_daddr, sizeof(fib->ipv6_dst));
 	else
 		__builtin_memcpy(fib->ipv6_dst, &ip6h->daddr, sizeof(fib->ipv6_dst));
 	fib->ifindex = ingress;

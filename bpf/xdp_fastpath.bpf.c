@@ -104,6 +104,31 @@ struct {
 	__type(value, __u32);
 } FP_MAP_MARKS6 SEC(".maps");
 
+/* The translations of NAT66 flows, under the flow's key (struct fp_nat6): read for every
+ * packet of such a flow, so that the entry every IPv6 packet reads stays small. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, FP_DEFAULT_FLOWS);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct fp_flow_key6);
+	__type(value, struct fp_nat6);
+} FP_MAP_NAT6 SEC(".maps");
+
+/* The next-hop contexts of IPv6 flows, and the claims that take their free entries. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 2 * FP_NH_CTX_HALF);
+	__type(key, __u32);
+	__type(value, struct fp_nh_ctx);
+} FP_MAP_NH_CTX SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 2 * FP_NH_CTX_HALF);
+	__type(key, __u32);
+	__type(value, struct fp_nh_ctx);
+} FP_MAP_NH_CLAIM SEC(".maps");
+
 /* FP_PORT_* of the attached ports that have any. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -268,6 +293,15 @@ static __always_inline struct fp_flow6 *fp_lookup6(const struct fp_pkt *pkt, __u
 	return bpf_map_lookup_elem(&fp_flows6, &key);
 }
 
+/* An IPv6 flow's translation from the side map, or NULL (being inserted or removed). */
+static __always_inline const struct fp_nat6 *fp_lookup_nat6(const struct fp_pkt *pkt, __u32 ingress)
+{
+	struct fp_flow_key6 key;
+
+	fp_key6(pkt, ingress, &key);
+	return bpf_map_lookup_elem(&fp_nat6, &key);
+}
+
 /* The conntrack mark of a flow with FP_FLOW_MARK, from the side map; false if it has none
  * there (the daemon writes it before the flow and removes it after). */
 static __always_inline bool fp_flow_mark(const struct fp_pkt *pkt, __u32 ingress, __u32 *mark)
@@ -348,12 +382,115 @@ struct fp_fwd {
 	__u32 ingress; /* the flow key's interface: the port, or the upper device above it */
 	struct fp_flow4 *flow4;
 	struct fp_flow6 *flow6;
+	const struct fp_nat6 *nat6; /* an IPv6 flow's translation, if it has one */
 	__u8 *state; /* FP_SLOT_*: the IPv4 slot's key's, the IPv6 flow's own */
 	__u64 *bytes;
 	__u32 *packets;
-	struct fp_flow_meta *meta;
+	__u8 *last_seen;
+	struct fp_flow_meta *meta; /* the IPv4 entry's, or an IPv6 flow's fp_nh_ctx entry's */
 	__u64 now;
 };
+
+/*
+ * The fp_nh_ctx entry holding next hop @meta (nh_gen and last_seen 0, only the next hop's
+ * flags) in generation @gen's half, taken and written if there is none: its index, or -1
+ * if the half has no room near the next hop's hash, or another program is writing the
+ * free entry found (a later packet tries again). An entry is written once, before it is
+ * marked used, and a program that takes an index has compared it whole; it never changes
+ * while a cached next hop can name it.
+ */
+static __always_inline int fp_nh_ctx_find(const struct fp_flow_meta *meta, __u32 gen)
+{
+	struct fp_nh_ctx want __attribute__((aligned(8))) = {.meta = *meta, .used = 1};
+	const __u64 *w = (const __u64 *)&want.meta;
+	__u32 base = fp_nh_ctx_half(gen) * FP_NH_CTX_HALF, at;
+
+	at = fp_slot_hash(w[0] ^ w[2], w[1], FP_NH_CTX_HALF - 1);
+	for (int i = 0; i < FP_NH_CTX_PROBES; i++) {
+		__u32 index = base + ((at + i) & (FP_NH_CTX_HALF - 1));
+		struct fp_nh_ctx *ctx = bpf_map_lookup_elem(&fp_nh_ctx, &index);
+		__u64 *have;
+
+		if (!ctx)
+			return -1;
+		have = (__u64 *)&ctx->meta;
+		if (ctx->used) {
+			if (have[0] == w[0] && have[1] == w[1] && have[2] == w[2])
+				return index;
+			continue;
+		}
+		if (bpf_map_update_elem(&fp_nh_ctx_claim, &index, &want, BPF_NOEXIST))
+			return -1;
+		have[0] = w[0];
+		have[1] = w[1];
+		have[2] = w[2];
+		asm volatile("" ::: "memory");
+		ctx->used = 1;
+		return index;
+	}
+	return -1;
+}
+
+/* Looks a flow's next hop up into @meta, for generation @gen (nexthop.h). */
+static __always_inline enum fp_stat fp_resolve(void *ctx, const struct fp_config *cfg,
+					       struct fp_fwd *fwd, struct fp_flow_meta *meta,
+					       __u32 gen)
+{
+	/* Zeroed here, not for every packet: most find their next hop cached. */
+	struct bpf_fib_lookup fib = {};
+	__u32 mark = 0;
+
+	if ((meta->flags & FP_FLOW_MARK) && !fp_flow_mark(&fwd->pkt, fwd->ingress, &mark))
+		return FP_STAT_PASS_NO_FLOW; /* being inserted or removed */
+	if (fwd->flow6)
+		fp_fib_params6(&fib, &fwd->pkt, meta->flags, fwd->nat6, fwd->ingress);
+	else if (fwd->flow4)
+		fp_fib_params4(&fib, &fwd->pkt, fwd->flow4, fwd->ingress);
+	return fp_nexthop_resolve(ctx, &fib, meta, gen, mark, fp_kernel & FP_KERNEL_FIB_MARK,
+				  fp_kernel & FP_KERNEL_FIB_MTU);
+}
+
+/*
+ * An IPv6 flow's next hop: fwd->meta points at its fp_nh_ctx entry, looked up and taken
+ * first if the flow's is stale. Its translation too, which the lookup needs (a NAT66
+ * flow's, from the side map).
+ */
+static __always_inline enum fp_stat fp_nexthop6(void *ctx, const struct fp_config *cfg,
+						struct fp_fwd *fwd)
+{
+	struct fp_flow6 *flow = fwd->flow6;
+	struct fp_flow_meta meta = {.flags = flow->flags};
+	__u32 gen = cfg->nh_gen, index;
+	struct fp_nh_ctx *nc;
+	enum fp_stat reason;
+	int found;
+
+	if (meta.flags & (FP_FLOW_SNAT | FP_FLOW_DNAT)) {
+		fwd->nat6 = fp_lookup_nat6(&fwd->pkt, fwd->ingress);
+		if (!fwd->nat6)
+			return FP_STAT_PASS_NO_FLOW; /* being inserted or removed */
+	}
+	if (flow->nh_gen != (__u8)gen) {
+		reason = fp_resolve(ctx, cfg, fwd, &meta, gen);
+		if (reason != FP_CONTINUE)
+			return reason;
+		meta.nh_gen = 0;
+		meta.flags &= FP_NH_MASK;
+		found = fp_nh_ctx_find(&meta, gen);
+		if (found < 0)
+			return FP_STAT_PASS_NH_CTX;
+		flow->nh_ctx = found;
+		/* The generation last, as fp_nexthop_resolve publishes an IPv4 entry's. */
+		asm volatile("" ::: "memory");
+		flow->nh_gen = gen;
+	}
+	index = flow->nh_ctx;
+	nc = bpf_map_lookup_elem(&fp_nh_ctx, &index);
+	if (!nc)
+		return FP_STAT_PASS_NH_CTX;
+	fwd->meta = &nc->meta;
+	return FP_CONTINUE;
+}
 
 /*
  * What both entry points decide alike, after parsing and before the first write: the
@@ -384,13 +521,16 @@ static __always_inline enum fp_stat fp_decide(void *ctx, const struct fp_config 
 	if (fwd->ingress > FP_MAX_FLOW_IFINDEX)
 		return FP_STAT_PASS_NO_FLOW;
 	if (pkt->ipv6) {
-		fwd->flow6 = fp_lookup6(pkt, fwd->ingress);
-		if (!fwd->flow6)
+		struct fp_flow6 *flow6 = fp_lookup6(pkt, fwd->ingress);
+
+		if (!flow6)
 			return FP_STAT_PASS_NO_FLOW;
-		fwd->state = &fwd->flow6->state;
-		fwd->bytes = &fwd->flow6->bytes;
-		fwd->packets = &fwd->flow6->packets;
-		meta = &fwd->flow6->meta;
+		fwd->flow6 = flow6;
+		fwd->state = &flow6->state;
+		fwd->bytes = &flow6->bytes;
+		fwd->packets = &flow6->packets;
+		fwd->last_seen = &flow6->last_seen;
+		meta = NULL; /* its next hop's, below */
 	} else {
 		struct fp_slot4 *slot = fp_lookup4(pkt, fwd->ingress);
 
@@ -400,6 +540,7 @@ static __always_inline enum fp_stat fp_decide(void *ctx, const struct fp_config 
 		fwd->state = &slot->key.state;
 		fwd->bytes = &slot->flow.bytes;
 		fwd->packets = &slot->flow.packets;
+		fwd->last_seen = &slot->flow.meta.last_seen;
 		meta = &slot->flow.meta;
 	}
 	fwd->meta = meta;
@@ -412,20 +553,13 @@ static __always_inline enum fp_stat fp_decide(void *ctx, const struct fp_config 
 	if (*fwd->state & FP_SLOT_CLOSING)
 		return FP_STAT_PASS_CLOSING;
 
-	if (meta->nh_gen != (__u16)cfg->nh_gen) {
-		/* Zeroed here, not for every packet: most find their next hop cached. */
-		struct bpf_fib_lookup fib = {};
-		__u32 mark = 0;
-
-		if ((meta->flags & FP_FLOW_MARK) && !fp_flow_mark(pkt, fwd->ingress, &mark))
-			return FP_STAT_PASS_NO_FLOW; /* being inserted or removed */
-		if (fwd->flow6)
-			fp_fib_params6(&fib, pkt, fwd->flow6, fwd->ingress);
-		else if (fwd->flow4)
-			fp_fib_params4(&fib, pkt, fwd->flow4, fwd->ingress);
-		reason = fp_nexthop_resolve(ctx, &fib, meta, cfg->nh_gen, mark,
-					    fp_kernel & FP_KERNEL_FIB_MARK,
-					    fp_kernel & FP_KERNEL_FIB_MTU);
+	if (fwd->flow6) {
+		reason = fp_nexthop6(ctx, cfg, fwd);
+		if (reason != FP_CONTINUE)
+			return reason;
+		meta = fwd->meta;
+	} else if (meta->nh_gen != (__u16)cfg->nh_gen) {
+		reason = fp_resolve(ctx, cfg, fwd, meta, cfg->nh_gen);
 		if (reason != FP_CONTINUE)
 			return reason;
 	}
@@ -448,7 +582,7 @@ static __always_inline enum fp_stat fp_decide(void *ctx, const struct fp_config 
 static __always_inline void fp_rewrite(struct fp_fwd *fwd, struct fp_l4_delta *l4)
 {
 	if (fwd->flow6)
-		fp_rewrite6(&fwd->pkt, fwd->flow6, l4);
+		fp_rewrite6(&fwd->pkt, fwd->flow6->flags, fwd->nat6, l4);
 	else if (fwd->flow4)
 		fp_rewrite4(&fwd->pkt, fwd->flow4, l4);
 }
@@ -459,7 +593,7 @@ static __always_inline void fp_account(struct fp_fwd *fwd, __u32 segs, __u32 l3_
 {
 	struct fp_stats *stats;
 
-	fwd->meta->last_seen = fwd->now >> FP_STAMP_SHIFT;
+	*fwd->last_seen = fwd->now >> FP_STAMP_SHIFT;
 	/* Where the JIT has no 64-bit atomic add (32-bit ARM), one would send the whole
 	 * program to the interpreter: plain adds there. A flow's direction is one CPU's at a
 	 * time (its RX queue's, or its RPS CPU's), so they miss a packet only if two CPUs

@@ -28,6 +28,9 @@
 #define FP_MAP_PORTS	fp_ports
 #define FP_MAP_MARKS4	fp_marks4
 #define FP_MAP_MARKS6	fp_marks6
+#define FP_MAP_NAT6	fp_nat6
+#define FP_MAP_NH_CTX	fp_nh_ctx
+#define FP_MAP_NH_CLAIM fp_nh_ctx_claim
 #define FP_PROG		xdp_fastpath
 #define FP_PROG_CPU	xdp_fastpath_cpu /* the fastpath, run by a cpumap entry (--steer) */
 #define FP_PROG_TC	xdp_fastpath_tc	 /* the fastpath at the tc ingress hook */
@@ -106,11 +109,12 @@ enum {
 #define FP_STAMP_SHIFT 30
 
 /*
- * State common to both families, after the counters. The next-hop part is a cache filled
- * by the datapath from bpf_fib_lookup(); it is valid only while nh_gen equals the low 16
- * bits of fp_config.nh_gen, so a writer (the daemon) invalidates every cached next hop at
- * once by bumping the generation (and clears generations a wrap could bring back: every
- * FP_NH_GEN_SWEEP bumps, loader/flowmap.h). Userspace inserts entries with nh_gen 0
+ * An IPv4 entry's state, after the counters (an IPv6 entry has the same in other places,
+ * struct fp_flow6). The next-hop part is a cache filled by the datapath from
+ * bpf_fib_lookup(); it is valid only while nh_gen equals the low 16 bits of
+ * fp_config.nh_gen, so a writer (the daemon) invalidates every cached next hop at once by
+ * bumping the generation (and clears generations a wrap could bring back, every
+ * FP_NH_GEN_TURN bumps, loader/flowmap.h). Userspace inserts entries with nh_gen 0
  * (unresolved), and then writes only an IPv4 slot's state (to delete it) and a stale
  * generation (to 0): the counters, last_seen and the next hop belong to the datapath.
  */
@@ -150,18 +154,60 @@ struct fp_slot4 {
 	struct fp_flow4 flow;
 };
 
-/* IPv6 flows stay in a hash map: a 40-byte key does not share a line with its entry. */
+/*
+ * An IPv6 flow direction's entry, in a hash map (fp_flows6): 24 bytes, so that the kernel's
+ * element (its header, the 40-byte key and this) takes two cache lines, 128 bytes. What the
+ * IPv4 entry holds beside it lives elsewhere: its next hop (MAC addresses, tags, MTU,
+ * port) in a table of next hops that the flows to each neighbour share (fp_nh_ctx, by
+ * nh_ctx), the addresses and ports of a NAT66 translation in a side map (fp_nat6, under
+ * the same key). The next hop is valid while nh_gen equals the low 8 bits of
+ * fp_config.nh_gen (the daemon clears older ones every FP_NH_GEN_TURN generations,
+ * loader/flowmap.h).
+ */
 struct fp_flow6 {
 	__u64 bytes;
 	__u32 packets;
-	struct fp_flow_meta meta;
+	__u16 nh_ctx;	/* fp_nh_ctx index */
+	__u8 nh_gen;	/* 0: no next hop cached */
+	__u8 last_seen; /* as fp_flow_meta's */
+	__u8 flags;	/* FP_FLOW_* (the next hop's FP_ENCAP_* and FP_NH_* are fp_nh_ctx's) */
+	__u8 state;	/* FP_SLOT_LIVE, and FP_SLOT_CLOSING, as an IPv4 slot's key has them */
+	__u8 pad[6];
+};
+
+/* fp_nat6: an IPv6 flow's translation (FP_FLOW_SNAT, FP_FLOW_DNAT), under the flow's key. */
+struct fp_nat6 {
 	__be32 nat_saddr[4];
 	__be32 nat_daddr[4];
 	__be16 nat_sport;
 	__be16 nat_dport;
-	__u8 state; /* FP_SLOT_LIVE, and FP_SLOT_CLOSING, as an IPv4 slot's key has them */
-	__u8 pad[7];
 };
+
+/*
+ * fp_nh_ctx: the next hops of IPv6 flows, as an IPv4 entry's meta has one (nh_gen and
+ * last_seen 0, flags only FP_ENCAP_* and FP_NH_*), written by the datapath as it resolves
+ * them and never changed while in use: flows to the same neighbour share one. An array of
+ * two halves of FP_NH_CTX_HALF; the generations of one turn (FP_NH_GEN_TURN) use one half
+ * (fp_nh_ctx_half). When the daemon's bump starts a turn, no cached next hop is valid any
+ * more, and after a grace period it empties the half the last turn used (its entries, and
+ * their claims in fp_nh_ctx_claim, whose BPF_NOEXIST insert is how a program takes a free
+ * entry: 5.10 has no compare-and-swap). A lookup compares the meta whole.
+ */
+struct fp_nh_ctx {
+	struct fp_flow_meta meta;
+	__u32 used; /* 1: written (last) */
+	__u32 pad;
+};
+
+#define FP_NH_CTX_HALF	 512
+#define FP_NH_CTX_PROBES 8   /* entries a program looks at for a next hop, from its hash's */
+#define FP_NH_GEN_TURN	 128 /* generations a half is used for: 8-bit ones stay apart */
+
+/* The half of fp_nh_ctx that next hops resolved in generation @gen use: 0 or 1. */
+static inline __u32 fp_nh_ctx_half(__u32 gen)
+{
+	return (gen / FP_NH_GEN_TURN) & 1;
+}
 
 /* How far from its hash's slot a key may lie: the daemon inserts no farther, the datapath
  * looks no farther. At half load 3 keys in 4 lie in their hash's slot itself. */
@@ -259,7 +305,7 @@ struct fp_clock {
 struct fp_config {
 	__u64 heartbeat_ns; /* CLOCK_MONOTONIC_COARSE of the daemon's last scan */
 	__u64 lease_ns;	    /* heartbeat older than this: pass everything; 0 = no lease */
-	__u32 nh_gen;	    /* current next-hop generation, never 0 in its low 16 bits */
+	__u32 nh_gen;	    /* current next-hop generation, never 0 in its low 8 bits */
 	__u32 flags;	    /* FP_CONFIG_* */
 	__u32 steer_cpus;   /* --steer: spread packets by flow over fp_steer[0..n-1]; 0 = off */
 	__u32 kernel;	    /* FP_KERNEL_* the program was loaded with, for status */
@@ -411,6 +457,7 @@ struct fp_daemon_state {
 	X(PASS_NO_HEADROOM, "pass_no_headroom")                                                    \
 	X(PASS_TCP_TO_TC, "pass_tcp_to_tc_hook")  /* left to GRO and the tc hook (auto) */         \
 	X(PASS_PARTIAL_CSUM, "pass_partial_csum") /* FP_PORT_PARTIAL_CSUM */                       \
+	X(PASS_NH_CTX, "pass_nh_context")	  /* IPv6: fp_nh_ctx full, or being written */     \
 	X(STEERED, "steered")
 
 #define FP_STAT_ENUM(id, name) FP_STAT_##id,
@@ -444,11 +491,11 @@ static inline __u64 fp_stamp_age_ns(__u64 now_ns, __u8 stamp)
 	return (__u64)(__u8)((now_ns >> FP_STAMP_SHIFT) - stamp) << FP_STAMP_SHIFT;
 }
 
-/* The next-hop generation after @gen: entries keep its low 16 bits, never 0 there. */
+/* The next-hop generation after @gen: IPv6 entries keep its low 8 bits, never 0 there. */
 static inline __u32 fp_nh_gen_next(__u32 gen)
 {
 	gen++;
-	if (!(__u16)gen)
+	if (!(__u8)gen)
 		gen++;
 	return gen;
 }
@@ -466,7 +513,9 @@ _Static_assert(sizeof(struct fp_flow_meta) == 24, "fp_flow_meta layout");
 _Static_assert(sizeof(struct fp_flow4) == 48, "fp_flow4 layout");
 _Static_assert(sizeof(struct fp_slot4) == 64, "fp_slot4 layout: one cache line");
 _Static_assert(__builtin_offsetof(struct fp_slot4, flow.bytes) % 8 == 0, "atomic counter");
-_Static_assert(sizeof(struct fp_flow6) == 80, "fp_flow6 layout");
+_Static_assert(sizeof(struct fp_flow6) == 24, "fp_flow6 layout");
+_Static_assert(sizeof(struct fp_nat6) == 36, "fp_nat6 layout");
+_Static_assert(sizeof(struct fp_nh_ctx) == 32, "fp_nh_ctx layout");
 _Static_assert(sizeof(struct fp_ingress_key) == 8, "fp_ingress_key layout");
 _Static_assert(sizeof(struct fp_ingress) == 16, "fp_ingress layout");
 _Static_assert(sizeof(struct fp_egress) == 24, "fp_egress layout");

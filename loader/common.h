@@ -51,6 +51,7 @@ struct fp_instance {
 	int cpus_fd, steer_fd;		   /* --steer's cpumap and CPU list (steer.c) */
 	int ports_fd;			   /* FP_PORT_* of attached ports (hooks.c) */
 	int marks4_fd, marks6_fd;	   /* conntrack marks of marked flows (flowmap.c) */
+	int nat6_fd, nh_ctx_fd, nh_claim_fd; /* IPv6 entries' translations and next hops */
 	struct fp_slots *slots4;	   /* fp_flows4, mapped (slottable.c) */
 };
 

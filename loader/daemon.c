@@ -57,6 +57,7 @@ struct daemon {
 	int timer_fd, signal_fd;
 	size_t table_peak;			    /* records, since the last malloc_trim() */
 	uint64_t last_heartbeat_ns, late_logged_ns; /* scan()'s, for the late-heartbeat warning */
+	bool nh_ctx_tidy; /* the next-hop contexts have no entries an earlier daemon left */
 	struct fp_clock_retry clock_retry;	    /* the datapath's clock, when it has none */
 };
 
@@ -139,7 +140,7 @@ struct heartbeat {
 	struct daemon *d;
 	uint64_t now;
 	unsigned int flags; /* HEARTBEAT_* */
-	uint32_t new_gen;   /* the next-hop generation it bumped to, or 0 */
+	uint32_t old_gen, new_gen; /* the next-hop generation it bumped from and to, or 0 */
 };
 
 static void check_clock(struct fp_clock *clock, struct fp_clock_retry *retry, uint64_t now)
@@ -172,8 +173,10 @@ static void change_heartbeat(struct fp_config *cfg, void *arg)
 	if (d->topo.bridge_ports)
 		cfg->flags |= FP_CONFIG_BRIDGE_PORTS;
 	cfg->flags |= fp_hook_config_flags(d->inst);
-	if (hb->flags & HEARTBEAT_BUMP_GEN)
+	if (hb->flags & HEARTBEAT_BUMP_GEN) {
+		hb->old_gen = cfg->nh_gen;
 		hb->new_gen = cfg->nh_gen = fp_nh_gen_next(cfg->nh_gen);
+	}
 }
 
 static void write_heartbeat(struct daemon *d, uint64_t now, unsigned int flags)
@@ -189,8 +192,14 @@ static void write_heartbeat(struct daemon *d, uint64_t now, unsigned int flags)
 	}
 	if (hb.new_gen) {
 		d->state.nh_bumps++;
-		if (!(hb.new_gen % FP_NH_GEN_SWEEP))
-			fp_flows_forget_next_hops(d->inst, hb.new_gen);
+		/* Into the other half of the next-hop contexts: what keeps 8-bit generations
+		 * apart, and the contexts of the half left free for its next turn. */
+		if (fp_nh_ctx_half(hb.new_gen) != fp_nh_ctx_half(hb.old_gen) || !d->nh_ctx_tidy) {
+			if (fp_flows_forget_next_hops(d->inst, hb.new_gen))
+				d->state.errors++;
+			else
+				d->nh_ctx_tidy = true;
+		}
 	}
 }
 

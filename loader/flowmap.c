@@ -63,6 +63,75 @@ static int marks_fd(const struct fp_instance *inst, int family)
 	return family == AF_INET ? inst->marks4_fd : inst->marks6_fd;
 }
 
+void fp_flow6_split(const struct fp_flow6_full *full, struct fp_flow6 *flow, struct fp_nat6 *nat)
+{
+	*flow = (struct fp_flow6){
+		.bytes = full->bytes,
+		.packets = full->packets,
+		.last_seen = full->meta.last_seen,
+		.flags = full->meta.flags & FP_FLOW_DAEMON_MASK,
+		.state = full->state,
+	};
+	*nat = (struct fp_nat6){.nat_sport = full->nat_sport, .nat_dport = full->nat_dport};
+	memcpy(nat->nat_saddr, full->nat_saddr, sizeof(nat->nat_saddr));
+	memcpy(nat->nat_daddr, full->nat_daddr, sizeof(nat->nat_daddr));
+}
+
+void fp_flow6_join(const struct fp_flow6 *flow, const struct fp_nat6 *nat,
+		   const struct fp_nh_ctx *ctx, struct fp_flow6_full *full)
+{
+	*full = (struct fp_flow6_full){
+		.bytes = flow->bytes,
+		.packets = flow->packets,
+		.state = flow->state,
+	};
+	if (ctx)
+		full->meta = ctx->meta;
+	full->meta.nh_gen = flow->nh_gen;
+	full->meta.last_seen = flow->last_seen;
+	full->meta.flags |= flow->flags;
+	if (nat) {
+		memcpy(full->nat_saddr, nat->nat_saddr, sizeof(full->nat_saddr));
+		memcpy(full->nat_daddr, nat->nat_daddr, sizeof(full->nat_daddr));
+		full->nat_sport = nat->nat_sport;
+		full->nat_dport = nat->nat_dport;
+	}
+}
+
+/* fp_nh_ctx, read once for the entries of a walk that need it. */
+struct nh_ctx_cache {
+	bool loaded;
+	struct fp_nh_ctx ctx[2 * FP_NH_CTX_HALF];
+};
+
+/* @flow's view, its translation and its next hop read from their maps. */
+static void flow6_view(const struct fp_instance *inst, const struct fp_flow_key6 *key,
+		       const struct fp_flow6 *flow, struct nh_ctx_cache *cache,
+		       struct fp_flow6_full *full)
+{
+	struct fp_nat6 nat, *natp = NULL;
+	struct fp_nh_ctx one, *ctx = NULL;
+
+	if ((flow->flags & (FP_FLOW_SNAT | FP_FLOW_DNAT)) &&
+	    bpf_map_lookup_elem(inst->nat6_fd, key, &nat) == 0)
+		natp = &nat;
+	if (flow->nh_gen && cache && flow->nh_ctx < 2 * FP_NH_CTX_HALF) {
+		if (!cache->loaded) {
+			for (uint32_t i = 0; i < 2 * FP_NH_CTX_HALF; i++)
+				if (bpf_map_lookup_elem(inst->nh_ctx_fd, &i, &cache->ctx[i]))
+					memset(&cache->ctx[i], 0, sizeof(cache->ctx[i]));
+			cache->loaded = true;
+		}
+		ctx = &cache->ctx[flow->nh_ctx];
+	} else if (flow->nh_gen) {
+		uint32_t index = flow->nh_ctx;
+
+		if (bpf_map_lookup_elem(inst->nh_ctx_fd, &index, &one) == 0)
+			ctx = &one;
+	}
+	fp_flow6_join(flow, natp, ctx, full);
+}
+
 /* What the daemon decides of an entry: the translation, and whether it has a mark. The
  * rest (counters, next hop, last packet, closing) is the datapath's. */
 static bool same_translation(int family, const union fp_flow_value *a, const union fp_flow_value *b)
@@ -120,25 +189,42 @@ static int flow4_insert(const struct fp_instance *inst, const union fp_flow_key 
 	return 0;
 }
 
-/* IPv6: a replacement is atomic for the datapath (a new element swapped in). */
+/*
+ * IPv6: the translation first, in its side map, then the entry (the datapath passes a
+ * NAT66 flow's packets while it has no translation). A replacement deletes the old entry
+ * before it writes the new translation, so that no packet meets the old entry with it.
+ */
 static int flow6_insert(const struct fp_instance *inst, const union fp_flow_key *key,
 			const union fp_flow_value *value, uint32_t mark)
 {
-	union fp_flow_value live = {.v6 = value->v6}, old;
+	bool nat = value->v6.meta.flags & (FP_FLOW_SNAT | FP_FLOW_DNAT);
+	union fp_flow_value old;
+	struct fp_flow6 live, now;
+	struct fp_nat6 translation;
+	int err;
 
-	live.v6.state = FP_SLOT_LIVE;
+	fp_flow6_split(&value->v6, &live, &translation);
+	live.state = FP_SLOT_LIVE;
+	if (bpf_map_lookup_elem(inst->flows6_fd, key, &now) == 0) {
+		flow6_view(inst, &key->v6, &now, NULL, &old.v6);
+		if (same_translation(AF_INET6, &old, value))
+			return -EEXIST;
+		if (bpf_map_delete_elem(inst->flows6_fd, key) && errno != ENOENT)
+			return -errno;
+		drop_old_mark(inst, AF_INET6, key, old.v6.meta.flags, mark);
+		if (!nat && (old.v6.meta.flags & (FP_FLOW_SNAT | FP_FLOW_DNAT)))
+			bpf_map_delete_elem(inst->nat6_fd, key);
+	}
+	if (nat && bpf_map_update_elem(inst->nat6_fd, key, &translation, BPF_ANY))
+		return -errno;
 	if (bpf_map_update_elem(inst->flows6_fd, key, &live, BPF_NOEXIST) == 0)
 		return 0;
-	if (errno != EEXIST)
-		return -errno;
-	if (bpf_map_lookup_elem(inst->flows6_fd, key, &old)) /* gone meanwhile */
-		return bpf_map_update_elem(inst->flows6_fd, key, &live, BPF_NOEXIST) ? -errno : 0;
-	if (same_translation(AF_INET6, &old, &live))
-		return -EEXIST;
-	if (bpf_map_update_elem(inst->flows6_fd, key, &live, BPF_EXIST))
-		return -errno;
-	drop_old_mark(inst, AF_INET6, key, old.v6.meta.flags, mark);
-	return 0;
+	err = -errno;
+	if (err == -EEXIST) /* inserted meanwhile: it stays (only the daemon inserts) */
+		return err;
+	if (nat)
+		bpf_map_delete_elem(inst->nat6_fd, key);
+	return err;
 }
 
 /* A key as fp_marks4 has it, without the state a slot's has. */
@@ -183,6 +269,8 @@ int fp_flow_delete(const struct fp_instance *inst, int family, const union fp_fl
 		err = index < 0 ? index : fp_slots_delete(inst->slots4, index);
 	} else {
 		err = bpf_map_delete_elem(inst->flows6_fd, key) ? -errno : 0;
+		/* And its translation, if it has one. */
+		bpf_map_delete_elem(inst->nat6_fd, key);
 	}
 	if (marked)
 		bpf_map_delete_elem(marks_fd(inst, family), key);
@@ -196,14 +284,14 @@ int fp_flows_sync(const struct fp_instance *inst)
 
 struct forget_ctx {
 	const struct fp_instance *inst;
-	uint16_t gen;
+	uint8_t gen;
 };
 
 static int forget_next_hop6(int family, const union fp_flow_key *key,
 			    const union fp_flow_value *value, void *arg)
 {
 	struct forget_ctx *fc = arg;
-	union fp_flow_value now;
+	struct fp_flow6 now;
 
 	(void)family;
 	if (!value->v6.meta.nh_gen || value->v6.meta.nh_gen == fc->gen)
@@ -211,20 +299,38 @@ static int forget_next_hop6(int family, const union fp_flow_key *key,
 	/* A value is written whole: read again just before, to lose as little as can be of
 	 * what the datapath writes meanwhile (an idle flow's: it has had no packet since
 	 * its generation was current). */
-	if (bpf_map_lookup_elem(fc->inst->flows6_fd, key, &now) == 0 &&
-	    now.v6.meta.nh_gen != fc->gen) {
-		now.v6.meta.nh_gen = 0;
+	if (bpf_map_lookup_elem(fc->inst->flows6_fd, key, &now) == 0 && now.nh_gen != fc->gen) {
+		now.nh_gen = 0;
 		bpf_map_update_elem(fc->inst->flows6_fd, key, &now, BPF_EXIST);
 	}
 	return 0;
 }
 
-void fp_flows_forget_next_hops(const struct fp_instance *inst, uint32_t gen)
+/* Empties half @half of fp_nh_ctx: the entries, then the claims that took them. */
+static int nh_ctx_clear_half(const struct fp_instance *inst, uint32_t half)
+{
+	struct fp_nh_ctx empty = {};
+	int err = 0;
+
+	for (uint32_t i = half * FP_NH_CTX_HALF; i < (half + 1) * FP_NH_CTX_HALF; i++) {
+		if (bpf_map_update_elem(inst->nh_ctx_fd, &i, &empty, BPF_ANY))
+			err = -errno;
+		else if (bpf_map_delete_elem(inst->nh_claim_fd, &i) && errno != ENOENT)
+			err = -errno;
+	}
+	return err;
+}
+
+int fp_flows_forget_next_hops(const struct fp_instance *inst, uint32_t gen)
 {
 	struct forget_ctx fc = {.inst = inst, .gen = gen};
+	int err;
 
 	fp_slots_forget_next_hops(inst->slots4, gen);
 	fp_flows_walk(inst, AF_INET6, forget_next_hop6, &fc);
+	/* A program that read an older generation may still be resolving into that half. */
+	err = fp_slots_grace_period(inst->slots4);
+	return err ? err : nh_ctx_clear_half(inst, !fp_nh_ctx_half(gen));
 }
 
 int fp_flow_read(const struct fp_instance *inst, int family, union fp_flow_key *key,
@@ -233,8 +339,14 @@ int fp_flow_read(const struct fp_instance *inst, int family, union fp_flow_key *
 	int64_t index;
 	const struct fp_slot4 *slot;
 
-	if (family == AF_INET6)
-		return bpf_map_lookup_elem(inst->flows6_fd, &key->v6, &value->v6) ? -errno : 0;
+	if (family == AF_INET6) {
+		struct fp_flow6 flow;
+
+		if (bpf_map_lookup_elem(inst->flows6_fd, &key->v6, &flow))
+			return -errno;
+		flow6_view(inst, &key->v6, &flow, NULL, &value->v6);
+		return 0;
+	}
 	index = inst->slots4 ? fp_slots_find(inst->slots4, &key->v4) : -EBADF;
 	if (index < 0)
 		return index;
@@ -257,6 +369,8 @@ struct walk_fn {
 	int (*fn)(int family, const union fp_flow_key *key, const union fp_flow_value *value,
 		  void *arg);
 	void *arg;
+	const struct fp_instance *inst;
+	struct nh_ctx_cache *cache; /* IPv6's */
 };
 
 /* fp_flows6 entry by entry, for kernels without batch lookups. */
@@ -264,13 +378,16 @@ static int walk6_by_key(int fd, const struct walk_fn *wf)
 {
 	union fp_flow_key key, next;
 	union fp_flow_value value;
+	struct fp_flow6 flow;
 	void *prev = NULL;
 
 	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
 		key.v6 = next.v6;
 		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &value) == 0 &&
-		    wf->fn(AF_INET6, &key, &value, wf->arg))
+		if (bpf_map_lookup_elem(fd, &key, &flow))
+			continue;
+		flow6_view(wf->inst, &key.v6, &flow, wf->cache, &value.v6);
+		if (wf->fn(AF_INET6, &key, &value, wf->arg))
 			return 1;
 	}
 	return 0;
@@ -325,8 +442,11 @@ static int walk6_chunk(const uint8_t *keys, const uint8_t *values, uint32_t coun
 	union fp_flow_value value;
 
 	for (uint32_t i = 0; i < count; i++) {
+		struct fp_flow6 flow;
+
 		memcpy(&key.v6, keys + i * sizeof(key.v6), sizeof(key.v6));
-		memcpy(&value.v6, values + i * sizeof(value.v6), sizeof(value.v6));
+		memcpy(&flow, values + i * sizeof(flow), sizeof(flow));
+		flow6_view(wf->inst, &key.v6, &flow, wf->cache, &value.v6);
 		if (wf->fn(AF_INET6, &key, &value, wf->arg))
 			return 1;
 	}
@@ -349,17 +469,19 @@ int fp_flows_walk(const struct fp_instance *inst, int family,
 			    const union fp_flow_value *value, void *arg),
 		  void *arg)
 {
-	struct walk_fn wf = {.fn = fn, .arg = arg};
+	struct walk_fn wf = {.fn = fn, .arg = arg, .inst = inst};
 	int err;
 
 	if (family == AF_INET)
 		return inst->slots4 ? fp_slots_walk(inst->slots4, walk4_slot, &wf) : -EBADF;
 	if (inst->flows6_fd < 0)
 		return -EBADF;
+	wf.cache = calloc(1, sizeof(*wf.cache)); /* without it, a lookup an entry */
 	err = walk_batches(inst->flows6_fd, sizeof(struct fp_flow_key6), sizeof(struct fp_flow6),
 			   false, walk6_chunk, &wf);
 	if (err == -EOPNOTSUPP)
 		err = walk6_by_key(inst->flows6_fd, &wf);
+	free(wf.cache);
 	return err;
 }
 
@@ -432,6 +554,8 @@ uint32_t fp_flows_delete_all(const struct fp_instance *inst)
 	/* Marks of flows that are gone too (a daemon that died between a mark and its flow). */
 	clear_map(inst->marks4_fd, sizeof(struct fp_flow_key4), sizeof(__u32), &(uint32_t){0});
 	clear_map(inst->marks6_fd, sizeof(struct fp_flow_key6), sizeof(__u32), &(uint32_t){0});
+	clear_map(inst->nat6_fd, sizeof(struct fp_flow_key6), sizeof(struct fp_nat6),
+		  &(uint32_t){0});
 	return cleared;
 }
 

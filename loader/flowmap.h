@@ -11,10 +11,33 @@ union fp_flow_key {
 	struct fp_flow_key6 v6;
 };
 
+/*
+ * An IPv6 entry as userspace handles it, in the IPv4 entry's shape: fp_flows6's entry
+ * (struct fp_flow6) joined with its translation (fp_nat6) and its next hop's entry
+ * (fp_nh_ctx). meta.nh_gen holds the entry's 8 bits.
+ */
+struct fp_flow6_full {
+	__u64 bytes;
+	__u32 packets;
+	struct fp_flow_meta meta;
+	__be32 nat_saddr[4];
+	__be32 nat_daddr[4];
+	__be16 nat_sport;
+	__be16 nat_dport;
+	__u8 state;
+};
+
 union fp_flow_value {
 	struct fp_flow4 v4;
-	struct fp_flow6 v6;
+	struct fp_flow6_full v6;
 };
+
+/* The entry and translation of @full, as fp_flows6 and fp_nat6 hold them; the next hop
+ * stays unresolved (nh_gen 0), as userspace inserts every entry. */
+void fp_flow6_split(const struct fp_flow6_full *full, struct fp_flow6 *flow, struct fp_nat6 *nat);
+/* @flow with its translation @nat and its next hop's entry @ctx (either NULL: none). */
+void fp_flow6_join(const struct fp_flow6 *flow, const struct fp_nat6 *nat,
+		   const struct fp_nh_ctx *ctx, struct fp_flow6_full *full);
 
 void fp_tuple_to_key(const struct fp_tuple *t, uint32_t ingress, union fp_flow_key *key);
 void fp_key_to_tuple(int family, const union fp_flow_key *key, struct fp_tuple *t,
@@ -32,12 +55,14 @@ int fp_flow_delete(const struct fp_instance *inst, int family, const union fp_fl
  * slots deleted since free for reuse (slottable.h): after every batch of changes. */
 int fp_flows_sync(const struct fp_instance *inst);
 /*
- * Clears the cached next hop of every entry whose generation is neither 0 nor @gen's low
- * 16 bits, which entries keep: called every FP_NH_GEN_SWEEP generations, no generation a
- * wrap brings back (65535 later) finds an entry that cached it.
+ * For a generation @gen that has entered the other half of fp_nh_ctx (fp_nh_ctx_half):
+ * clears the cached next hop of every entry whose generation is neither 0 nor @gen's low
+ * 8 or 16 bits, which entries keep, so that no generation a wrap brings back (255 later)
+ * finds an entry that cached it; then, after a grace period, empties the half of
+ * fp_nh_ctx that no program can use any more. Also called as a daemon starts, for what
+ * an earlier one left. 0, or -errno if it could not empty the half.
  */
-#define FP_NH_GEN_SWEEP 16384
-void fp_flows_forget_next_hops(const struct fp_instance *inst, uint32_t gen);
+int fp_flows_forget_next_hops(const struct fp_instance *inst, uint32_t gen);
 /* Whether the datapath saw the flow's FIN or RST (an entry as a walk gives it). */
 bool fp_flow_closing(int family, const union fp_flow_key *key, const union fp_flow_value *value);
 /* The live entry with @key (an IPv4 key's state ignored), as the datapath has it now: 0

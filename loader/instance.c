@@ -54,6 +54,9 @@ static const struct {
 	{FP_NAME(FP_MAP_PORTS), offsetof(struct fp_instance, ports_fd)},
 	{FP_NAME(FP_MAP_MARKS4), offsetof(struct fp_instance, marks4_fd)},
 	{FP_NAME(FP_MAP_MARKS6), offsetof(struct fp_instance, marks6_fd)},
+	{FP_NAME(FP_MAP_NAT6), offsetof(struct fp_instance, nat6_fd)},
+	{FP_NAME(FP_MAP_NH_CTX), offsetof(struct fp_instance, nh_ctx_fd)},
+	{FP_NAME(FP_MAP_NH_CLAIM), offsetof(struct fp_instance, nh_claim_fd)},
 };
 #define NR_INSTANCE_MAPS (sizeof(instance_maps) / sizeof(instance_maps[0]))
 
@@ -308,6 +311,7 @@ int fp_instance_create(struct fp_instance *inst, const struct fp_options *opt)
 	/* Every flow may have a mark (mwan3 marks them all). */
 	bpf_map__set_max_entries(skel->maps.fp_marks4, opt->flows);
 	bpf_map__set_max_entries(skel->maps.fp_marks6, opt->flows);
+	bpf_map__set_max_entries(skel->maps.fp_nat6, opt->flows);
 	/* Without --steer, cpumap entries that can run no program: generic XDP before 5.15
 	 * takes no program using a cpumap whose entries could (EINVAL). */
 	if (!opt->steer)

@@ -302,6 +302,11 @@ static void tidy_before(struct fp_slots *t, uint32_t index)
 	}
 }
 
+int fp_slots_grace_period(struct fp_slots *t)
+{
+	return !t || t->no_readers ? 0 : grace_period(t);
+}
+
 int fp_slots_sync(struct fp_slots *t)
 {
 	struct fp_slot_list again = {};

@@ -69,6 +69,9 @@ int fp_slots_delete(struct fp_slots *t, uint32_t index);
  * (the work stays queued).
  */
 int fp_slots_sync(struct fp_slots *t);
+/* Waits until every BPF program running now has finished (with the table's map in a map):
+ * 0, or -errno. For other structures the datapath reads too (fp_nh_ctx). */
+int fp_slots_grace_period(struct fp_slots *t);
 /* Calls @fn for every LIVE slot, with its index, until it returns non-zero; recounts the
  * entries, and in the owner queues the DELETED slots found (of a process that did not
  * finish: it queues them again, harmlessly). */

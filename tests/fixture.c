@@ -13,6 +13,7 @@
 
 #include "common.h"
 #include "fixture.h"
+#include "flowmap.h"
 #include "instance.h"
 #include "kernel.h"
 #include "packet.h"
@@ -175,6 +176,12 @@ void fx_reset(void)
 	memset(fx.slots4.slot, 0, (size_t)(fx.slots4.mask + 1) * sizeof(struct fp_slot4));
 	fx.slots4.pending.count = fx.slots4.limbo.count = 0;
 	clear_map(fx.skel->maps.fp_flows6, sizeof(struct fp_flow_key6));
+	clear_map(fx.skel->maps.fp_nat6, sizeof(struct fp_flow_key6));
+	clear_map(fx.skel->maps.fp_nh_ctx_claim, sizeof(uint32_t));
+	for (uint32_t i = 0; i < 2 * FP_NH_CTX_HALF; i++)
+		if (bpf_map_update_elem(bpf_map__fd(fx.skel->maps.fp_nh_ctx), &i,
+					&(struct fp_nh_ctx){}, 0))
+			DIE("next-hop context %u: %s", i, strerror(errno));
 	clear_map(fx.skel->maps.fp_marks4, sizeof(struct fp_flow_key4));
 	clear_map(fx.skel->maps.fp_marks6, sizeof(struct fp_flow_key6));
 	clear_map(fx.skel->maps.fp_ingress, sizeof(struct fp_ingress_key));
@@ -235,9 +242,41 @@ void fx_add_flow4(const struct fp_flow_key4 *key, const struct fp_flow4 *flow)
 		DIE("flow4 insert: %s", strerror(errno));
 }
 
-void fx_add_flow6(const struct fp_flow_key6 *key, const struct fp_flow6 *flow)
+void fx_add_flow6(const struct fp_flow_key6 *key, const struct fp_flow6_full *full)
 {
-	if (bpf_map_update_elem(bpf_map__fd(fx.skel->maps.fp_flows6), key, flow, 0))
+	struct fp_flow6 flow;
+	struct fp_nat6 nat;
+
+	fp_flow6_split(full, &flow, &nat);
+	if ((full->meta.flags & (FP_FLOW_SNAT | FP_FLOW_DNAT)) &&
+	    bpf_map_update_elem(bpf_map__fd(fx.skel->maps.fp_nat6), key, &nat, 0))
+		DIE("nat6 insert: %s", strerror(errno));
+	if (full->meta.nh_gen) {
+		/* Resolved already: its next hop where the same one is in its generation's
+		 * half, or in the first free entry there, claimed as the datapath claims one. */
+		struct fp_nh_ctx ctx = {.meta = full->meta, .used = 1}, have;
+		int ctx_fd = bpf_map__fd(fx.skel->maps.fp_nh_ctx);
+		uint32_t index = fp_nh_ctx_half(full->meta.nh_gen) * FP_NH_CTX_HALF;
+		uint32_t end = index + FP_NH_CTX_HALF;
+
+		ctx.meta.nh_gen = 0;
+		ctx.meta.last_seen = 0;
+		ctx.meta.flags &= FP_NH_MASK;
+		for (; index < end; index++) {
+			if (bpf_map_lookup_elem(ctx_fd, &index, &have))
+				DIE("next hop %u: %s", index, strerror(errno));
+			if (!have.used || !memcmp(&have, &ctx, sizeof(ctx)))
+				break;
+		}
+		if (index == end ||
+		    bpf_map_update_elem(bpf_map__fd(fx.skel->maps.fp_nh_ctx_claim), &index, &ctx,
+					0) ||
+		    bpf_map_update_elem(ctx_fd, &index, &ctx, 0))
+			DIE("next hop: %s", strerror(errno));
+		flow.nh_ctx = index;
+		flow.nh_gen = full->meta.nh_gen;
+	}
+	if (bpf_map_update_elem(bpf_map__fd(fx.skel->maps.fp_flows6), key, &flow, 0))
 		DIE("flow6 insert: %s", strerror(errno));
 }
 
@@ -272,9 +311,22 @@ bool fx_get_flow4(const struct fp_flow_key4 *key, struct fp_flow4 *flow)
 	return index >= 0;
 }
 
-bool fx_get_flow6(const struct fp_flow_key6 *key, struct fp_flow6 *flow)
+bool fx_get_flow6(const struct fp_flow_key6 *key, struct fp_flow6_full *full)
 {
-	return bpf_map_lookup_elem(bpf_map__fd(fx.skel->maps.fp_flows6), key, flow) == 0;
+	struct fp_flow6 flow;
+	struct fp_nat6 nat;
+	struct fp_nh_ctx ctx;
+	uint32_t index;
+	bool has_nat, has_ctx;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(fx.skel->maps.fp_flows6), key, &flow))
+		return false;
+	index = flow.nh_ctx;
+	has_nat = bpf_map_lookup_elem(bpf_map__fd(fx.skel->maps.fp_nat6), key, &nat) == 0;
+	has_ctx = flow.nh_gen &&
+		  bpf_map_lookup_elem(bpf_map__fd(fx.skel->maps.fp_nh_ctx), &index, &ctx) == 0;
+	fp_flow6_join(&flow, has_nat ? &nat : NULL, has_ctx ? &ctx : NULL, full);
+	return true;
 }
 
 int fx_run(const uint8_t *in, uint32_t in_len, int ingress, uint8_t *out, uint32_t *out_len)

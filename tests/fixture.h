@@ -21,6 +21,7 @@
 
 #include "xdp_fastpath.h"
 #include "xdp_fastpath.skel.h"
+#include "flowmap.h"
 #include "slottable.h"
 
 #define FX_WAN_MTU 1400
@@ -79,14 +80,16 @@ void fx_reset(void);
 void fx_set_config(const struct fp_config *cfg);
 void fx_get_config(struct fp_config *cfg);
 void fx_add_flow4(const struct fp_flow_key4 *key, const struct fp_flow4 *flow);
-void fx_add_flow6(const struct fp_flow_key6 *key, const struct fp_flow6 *flow);
+/* An IPv6 flow: its entry, its translation (fp_nat6), and with meta.nh_gen its resolved
+ * next hop's context (fp_nh_ctx). */
+void fx_add_flow6(const struct fp_flow_key6 *key, const struct fp_flow6_full *full);
 /* The conntrack mark of a flow with FP_FLOW_MARK (fp_marks4). */
 void fx_set_mark4(const struct fp_flow_key4 *key, uint32_t mark);
 bool fx_get_flow4(const struct fp_flow_key4 *key, struct fp_flow4 *flow);
 /* An IPv4 flow's slot state (FP_SLOT_*), -1 if it has none; and setting it. */
 int fx_get_flow4_state(const struct fp_flow_key4 *key);
 void fx_set_flow4_state(const struct fp_flow_key4 *key, uint8_t state);
-bool fx_get_flow6(const struct fp_flow_key6 *key, struct fp_flow6 *flow);
+bool fx_get_flow6(const struct fp_flow_key6 *key, struct fp_flow6_full *full);
 void fx_del_tx_port(int ifindex);
 void fx_add_ingress(const struct fp_ingress_key *key, const struct fp_ingress *upper);
 void fx_add_egress(uint32_t upper, const struct fp_egress *egress);

@@ -62,7 +62,8 @@ static void add_routed_flow6(void)
 				   .proto = IPPROTO_TCP,
 				   .sport = htons(40000),
 				   .dport = htons(443)};
-	struct fp_flow6 flow = {.meta = {.nh_gen = 1, .mtu = FX_WAN_MTU, .oif = fx.wan_ifindex}};
+	struct fp_flow6_full flow = {
+		.meta = {.nh_gen = 1, .mtu = FX_WAN_MTU, .oif = fx.wan_ifindex}};
 
 	inet_pton(AF_INET6, "2001:2:0:1::2", key.saddr);
 	inet_pton(AF_INET6, "2001:2:0:2::2", key.daddr);

@@ -845,10 +845,11 @@ static void install_flow(const struct dp_case *c)
 		if (f->closing)
 			fx_set_flow4_state(&k4, FP_SLOT_LIVE | FP_SLOT_CLOSING);
 	} else {
-		struct fp_flow6 flow = {.meta.flags = f->flags,
-					.nat_sport = htons(f->nat_sport),
-					.nat_dport = htons(f->nat_dport),
-					.state = FP_SLOT_LIVE | (f->closing ? FP_SLOT_CLOSING : 0)};
+		struct fp_flow6_full flow = {.meta.flags = f->flags,
+					     .nat_sport = htons(f->nat_sport),
+					     .nat_dport = htons(f->nat_dport),
+					     .state = FP_SLOT_LIVE |
+						      (f->closing ? FP_SLOT_CLOSING : 0)};
 
 		if (f->nat_saddr)
 			addr(6, f->nat_saddr, flow.nat_saddr);
@@ -870,7 +871,7 @@ static bool read_flow(const struct dp_case *c, struct flow_after *fa)
 	struct fp_flow_key4 k4;
 	struct fp_flow_key6 k6;
 	struct fp_flow4 f4;
-	struct fp_flow6 f6;
+	struct fp_flow6_full f6;
 
 	case_key(c, &k4, &k6);
 	if (c->in.family == 4) {
@@ -1112,6 +1113,116 @@ static void expect_untouched(const uint8_t *in, size_t in_len, int ingress, int 
 	for (int i = 0; i < FP_STAT_MAX; i++)
 		CHECK(after[i] - before[i] == (i == stat), "counter %s moved by %llu",
 		      fp_stat_names[i], (unsigned long long)(after[i] - before[i]));
+}
+
+/* The case called @name. */
+static const struct dp_case *case_named(const char *name)
+{
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (!strcmp(cases[i].name, name))
+			return &cases[i];
+	DIE("no case %s", name);
+}
+
+/* Used entries of fp_nh_ctx's half @half. */
+static int nh_ctx_used(uint32_t half)
+{
+	int fd = bpf_map__fd(fx.skel->maps.fp_nh_ctx), used = 0;
+	struct fp_nh_ctx ctx;
+
+	for (uint32_t i = half * FP_NH_CTX_HALF; i < (half + 1) * FP_NH_CTX_HALF; i++)
+		if (bpf_map_lookup_elem(fd, &i, &ctx) == 0 && ctx.used)
+			used++;
+	return used;
+}
+
+static uint16_t flow6_nh_ctx(const struct fp_flow_key6 *key)
+{
+	struct fp_flow6 flow = {};
+
+	bpf_map_lookup_elem(bpf_map__fd(fx.skel->maps.fp_flows6), key, &flow);
+	return flow.nh_ctx;
+}
+
+/*
+ * IPv6 flows share their next hop (MACs, tags, MTU, port) in fp_nh_ctx: two flows to one
+ * neighbour take one entry, in the half of the generation they resolved in; a bump into
+ * the next turn resolves them in the other half, and the daemon's sweep then empties the
+ * half left, which no flow names any more. A half with no room near a next hop's hash
+ * leaves the flow with the kernel.
+ */
+static void test_nh_ctx_ipv6(void)
+{
+	const struct dp_case *c = case_named("ipv6 tcp forward");
+	struct dp_case other = *c;
+	static uint8_t in[PKT_MAX], in2[PKT_MAX], out[PKT_MAX];
+	struct fp_flow_key4 k4;
+	struct fp_flow_key6 k6, k6_other;
+	struct fp_flow6_full f6;
+	struct fp_config cfg = {.nh_gen = 1};
+	struct fp_instance inst = {.flows6_fd = bpf_map__fd(fx.skel->maps.fp_flows6),
+				   .nat6_fd = bpf_map__fd(fx.skel->maps.fp_nat6),
+				   .nh_ctx_fd = bpf_map__fd(fx.skel->maps.fp_nh_ctx),
+				   .nh_claim_fd = bpf_map__fd(fx.skel->maps.fp_nh_ctx_claim),
+				   .slots4 = &fx.slots4};
+	uint32_t out_len;
+	size_t in_len, in2_len;
+
+	tl_case_begin("IPv6 flows to one neighbour share its next hop, in their generation's half");
+	fx_reset();
+	other.in.sport = c->in.sport + 1;
+	install_flow(c);
+	install_flow(&other);
+	case_key(c, &k4, &k6);
+	case_key(&other, &k4, &k6_other);
+	in_len = pkt_build(&c->in, in);
+	in2_len = pkt_build(&other.in, in2);
+	CHECK(fx_run(in, in_len, fx.lan_ifindex, out, &out_len) == XDP_REDIRECT, "not redirected");
+	CHECK(fx_run(in2, in2_len, fx.lan_ifindex, out, &out_len) == XDP_REDIRECT,
+	      "other not redirected");
+	CHECK(!memcmp(out, fx_wan_host_mac, 6) && !memcmp(out + 6, fx_wan_mac, 6),
+	      "wrong MACs out");
+	CHECK(fx_get_flow6(&k6, &f6) && f6.meta.nh_gen == 1 && f6.meta.mtu == FX_WAN_MTU &&
+		      !memcmp(f6.meta.smac, fx_wan_mac, 6),
+	      "flow's next hop: gen %u mtu %u", f6.meta.nh_gen, f6.meta.mtu);
+	CHECK(nh_ctx_used(0) == 1 && nh_ctx_used(1) == 0, "%d and %d next hops, want 1 and 0",
+	      nh_ctx_used(0), nh_ctx_used(1));
+	CHECK(flow6_nh_ctx(&k6) == flow6_nh_ctx(&k6_other) && flow6_nh_ctx(&k6) < FP_NH_CTX_HALF,
+	      "contexts %u and %u", flow6_nh_ctx(&k6), flow6_nh_ctx(&k6_other));
+	tl_case_end();
+
+	tl_case_begin("... a bump into the other half resolves there; the half left is emptied");
+	cfg.nh_gen = FP_NH_GEN_TURN;
+	fx_set_config(&cfg);
+	CHECK(fx_run(in, in_len, fx.lan_ifindex, out, &out_len) == XDP_REDIRECT, "not redirected");
+	CHECK(flow6_nh_ctx(&k6) >= FP_NH_CTX_HALF, "context %u, in the old half",
+	      flow6_nh_ctx(&k6));
+	CHECK(fp_flows_forget_next_hops(&inst, cfg.nh_gen) == 0, "the sweep failed");
+	CHECK(nh_ctx_used(0) == 0 && nh_ctx_used(1) == 1, "%d and %d next hops, want 0 and 1",
+	      nh_ctx_used(0), nh_ctx_used(1));
+	CHECK(fx_get_flow6(&k6_other, &f6) && f6.meta.nh_gen == 0,
+	      "the other flow's old next hop kept (gen %u)", f6.meta.nh_gen);
+	CHECK(fx_run(in2, in2_len, fx.lan_ifindex, out, &out_len) == XDP_REDIRECT,
+	      "other not redirected");
+	CHECK(!memcmp(out, fx_wan_host_mac, 6) && !memcmp(out + 6, fx_wan_mac, 6),
+	      "wrong MACs out");
+	CHECK(flow6_nh_ctx(&k6) == flow6_nh_ctx(&k6_other) && nh_ctx_used(1) == 1,
+	      "contexts %u and %u, %d used", flow6_nh_ctx(&k6), flow6_nh_ctx(&k6_other),
+	      nh_ctx_used(1));
+	tl_case_end();
+
+	tl_case_begin("... a half with no room leaves the flow with the kernel (pass_nh_context)");
+	for (uint32_t i = FP_NH_CTX_HALF; i < 2 * FP_NH_CTX_HALF; i++) {
+		struct fp_nh_ctx taken = {.meta.smac = {2, 0, 0, 0xee, i >> 8, i & 0xff},
+					  .used = 1};
+
+		bpf_map_update_elem(bpf_map__fd(fx.skel->maps.fp_nh_ctx), &i, &taken, 0);
+		bpf_map_update_elem(bpf_map__fd(fx.skel->maps.fp_nh_ctx_claim), &i, &taken, 0);
+	}
+	cfg.nh_gen = FP_NH_GEN_TURN + 1;
+	fx_set_config(&cfg);
+	expect_untouched(in, in_len, fx.lan_ifindex, XDP_PASS, FP_STAT_PASS_NH_CTX);
+	tl_case_end();
 }
 
 /*
@@ -1657,6 +1768,7 @@ void test_datapath(void)
 	test_tc_skb_only();
 	test_tcp_to_tc();
 	test_nexthop_generation();
+	test_nh_ctx_ipv6();
 	test_nexthop_mark();
 	test_mark_missing();
 	test_ifindex_beyond_keys();

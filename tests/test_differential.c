@@ -47,7 +47,7 @@ struct ref_flow {
 	struct fp_flow_key4 k4;
 	struct fp_flow4 v4;
 	struct fp_flow_key6 k6;
-	struct fp_flow6 v6;
+	struct fp_flow6_full v6;
 };
 
 #define NR_TEMPLATES 6

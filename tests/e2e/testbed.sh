@@ -430,13 +430,13 @@ tb_orphan_gone() { # SLOT: not LIVE any more
 		jq -e '.value[15] | test("^0x[89a-f]")' >/dev/null
 }
 # The same in fp_flows6, IPv6's hash map: 2001:2::99 port 12345 to 2001:2:0:2::99 port 53,
-# UDP, from ifindex 255 (ifindex little-endian, as below); its value LIVE (the byte at 72).
+# UDP, from ifindex 255 (ifindex little-endian, as below); its value LIVE (the byte at 24).
 TB_ORPHAN6_KEY="0x20 1 0 2 $(printf '0 %.0s' $(seq 11))0x99
 	0x20 1 0 2 0 2 $(printf '0 %.0s' $(seq 9))0x99 0x30 0x39 0 53 255 0 17 0"
 tb_put_orphan6() {
 	# shellcheck disable=SC2046,SC2086
 	bpftool map update pinned "$TB_PIN/fp_flows6" key $TB_ORPHAN6_KEY \
-		value $(printf '0 %.0s' $(seq 72)) 0x80 $(printf '0 %.0s' $(seq 7))
+		value $(printf '0 %.0s' $(seq 24)) 0x80 $(printf '0 %.0s' $(seq 7))
 }
 tb_orphan6_gone() {
 	# shellcheck disable=SC2086

@@ -39,8 +39,15 @@ void fuzz_flow_maps(struct fp_instance *inst)
 	inst->marks6_fd =
 		bpf_map_create(BPF_MAP_TYPE_HASH, "fuzz_marks6", sizeof(struct fp_flow_key6),
 			       sizeof(uint32_t), FUZZ_FLOWS, &opts);
+	inst->nat6_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "fuzz_nat6", sizeof(struct fp_flow_key6),
+				       sizeof(struct fp_nat6), FUZZ_FLOWS, &opts);
+	inst->nh_ctx_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "fuzz_nh_ctx", sizeof(uint32_t),
+					 sizeof(struct fp_nh_ctx), 2 * FP_NH_CTX_HALF, NULL);
+	inst->nh_claim_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "fuzz_nh_claim", sizeof(uint32_t),
+					   sizeof(struct fp_nh_ctx), 2 * FP_NH_CTX_HALF, NULL);
 	if (inst->flows4_fd < 0 || inst->flows6_fd < 0 || inst->marks4_fd < 0 ||
-	    inst->marks6_fd < 0)
+	    inst->marks6_fd < 0 || inst->nat6_fd < 0 || inst->nh_ctx_fd < 0 ||
+	    inst->nh_claim_fd < 0)
 		fuzz_fail("cannot create the flow maps (root?)");
 	inst->slots4 = calloc(1, sizeof(*inst->slots4));
 	if (!inst->slots4 || fp_slots_map(inst->slots4, inst->flows4_fd))

@@ -166,7 +166,7 @@ static void check_record(struct fp_conn *c, void *arg)
 			if (index < 0)
 				fuzz_fail("a record's direction %d has no flow entry", dir);
 			value.v4 = inst.slots4->slot[index].flow;
-		} else if (bpf_map_lookup_elem(inst.flows6_fd, &key, &value)) {
+		} else if (fp_flow_read(&inst, AF_INET6, &key, &value)) {
 			fuzz_fail("a record's direction %d has no flow entry", dir);
 		}
 		if (!translates_as(c, dir, &value))
