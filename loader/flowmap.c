@@ -104,13 +104,14 @@ struct nh_ctx_cache {
 	struct fp_nh_ctx ctx[2 * FP_NH_CTX_HALF];
 };
 
-/* @flow's view, its translation and its next hop read from their maps. */
+/* @flow's view: its translation read from its map, and its next hop from @cache (NULL:
+ * not joined, as reading a flow by its key needs none). */
 static void flow6_view(const struct fp_instance *inst, const struct fp_flow_key6 *key,
 		       const struct fp_flow6 *flow, struct nh_ctx_cache *cache,
 		       struct fp_flow6_full *full)
 {
 	struct fp_nat6 nat, *natp = NULL;
-	struct fp_nh_ctx one, *ctx = NULL;
+	struct fp_nh_ctx *ctx = NULL;
 
 	if ((flow->flags & (FP_FLOW_SNAT | FP_FLOW_DNAT)) &&
 	    bpf_map_lookup_elem(inst->nat6_fd, key, &nat) == 0)
@@ -123,11 +124,6 @@ static void flow6_view(const struct fp_instance *inst, const struct fp_flow_key6
 			cache->loaded = true;
 		}
 		ctx = &cache->ctx[flow->nh_ctx];
-	} else if (flow->nh_gen) {
-		uint32_t index = flow->nh_ctx;
-
-		if (bpf_map_lookup_elem(inst->nh_ctx_fd, &index, &one) == 0)
-			ctx = &one;
 	}
 	fp_flow6_join(flow, natp, ctx, full);
 }
@@ -476,7 +472,7 @@ int fp_flows_walk(const struct fp_instance *inst, int family,
 		return inst->slots4 ? fp_slots_walk(inst->slots4, walk4_slot, &wf) : -EBADF;
 	if (inst->flows6_fd < 0)
 		return -EBADF;
-	wf.cache = calloc(1, sizeof(*wf.cache)); /* without it, a lookup an entry */
+	wf.cache = calloc(1, sizeof(*wf.cache)); /* without it, no next hops are joined */
 	err = walk_batches(inst->flows6_fd, sizeof(struct fp_flow_key6), sizeof(struct fp_flow6),
 			   false, walk6_chunk, &wf);
 	if (err == -EOPNOTSUPP)

@@ -67,7 +67,8 @@ int fp_flows_forget_next_hops(const struct fp_instance *inst, uint32_t gen);
 bool fp_flow_closing(int family, const union fp_flow_key *key, const union fp_flow_value *value);
 /* The live entry with @key (an IPv4 key's state ignored), as the datapath has it now: 0
  * with @value (and an IPv4 key's state) filled in, or -errno. IPv4: a read of the mapped
- * table, no syscall; IPv6: a lookup in its hash map. */
+ * table, no syscall; IPv6: a lookup in its hash map, and a NAT66 flow's in fp_nat6, its
+ * next hop left out (meta's MACs, tags, MTU and port 0: a walk gives them). */
 int fp_flow_read(const struct fp_instance *inst, int family, union fp_flow_key *key,
 		 union fp_flow_value *value);
 /* Calls fn for every entry of the family's map (batched); fn may delete entries. */
