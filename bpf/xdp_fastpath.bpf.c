@@ -459,18 +459,20 @@ static __always_inline enum fp_stat fp_nexthop6(void *ctx, const struct fp_confi
 						struct fp_fwd *fwd)
 {
 	struct fp_flow6 *flow = fwd->flow6;
-	struct fp_flow_meta meta = {.flags = flow->flags};
 	__u32 gen = cfg->nh_gen, index;
 	struct fp_nh_ctx *nc;
-	enum fp_stat reason;
-	int found;
 
-	if (meta.flags & (FP_FLOW_SNAT | FP_FLOW_DNAT)) {
+	if (flow->flags & (FP_FLOW_SNAT | FP_FLOW_DNAT)) {
 		fwd->nat6 = fp_lookup_nat6(&fwd->pkt, fwd->ingress);
 		if (!fwd->nat6)
 			return FP_STAT_PASS_NO_FLOW; /* being inserted or removed */
 	}
 	if (flow->nh_gen != (__u8)gen) {
+		/* Made here, not for every packet: most find their next hop cached. */
+		struct fp_flow_meta meta = {.flags = flow->flags};
+		enum fp_stat reason;
+		int found;
+
 		reason = fp_resolve(ctx, cfg, fwd, &meta, gen);
 		if (reason != FP_CONTINUE)
 			return reason;
