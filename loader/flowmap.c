@@ -104,6 +104,22 @@ struct nh_ctx_cache {
 	struct fp_nh_ctx ctx[2 * FP_NH_CTX_HALF];
 };
 
+/* The whole array in one batch (5.6+), or entry by entry where the kernel has none. */
+static void nh_ctx_load(const struct fp_instance *inst, struct nh_ctx_cache *cache)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	uint32_t keys[2 * FP_NH_CTX_HALF], count = 2 * FP_NH_CTX_HALF, out;
+	int ret =
+		bpf_map_lookup_batch(inst->nh_ctx_fd, NULL, &out, keys, cache->ctx, &count, &opts);
+
+	if ((ret && errno != ENOENT) || count != 2 * FP_NH_CTX_HALF) {
+		for (uint32_t i = 0; i < 2 * FP_NH_CTX_HALF; i++)
+			if (bpf_map_lookup_elem(inst->nh_ctx_fd, &i, &cache->ctx[i]))
+				memset(&cache->ctx[i], 0, sizeof(cache->ctx[i]));
+	}
+	cache->loaded = true;
+}
+
 /* @flow's view: its translation read from its map, and its next hop from @cache (NULL:
  * not joined, as reading a flow by its key needs none). */
 static void flow6_view(const struct fp_instance *inst, const struct fp_flow_key6 *key,
@@ -117,12 +133,8 @@ static void flow6_view(const struct fp_instance *inst, const struct fp_flow_key6
 	    bpf_map_lookup_elem(inst->nat6_fd, key, &nat) == 0)
 		natp = &nat;
 	if (flow->nh_gen && cache && flow->nh_ctx < 2 * FP_NH_CTX_HALF) {
-		if (!cache->loaded) {
-			for (uint32_t i = 0; i < 2 * FP_NH_CTX_HALF; i++)
-				if (bpf_map_lookup_elem(inst->nh_ctx_fd, &i, &cache->ctx[i]))
-					memset(&cache->ctx[i], 0, sizeof(cache->ctx[i]));
-			cache->loaded = true;
-		}
+		if (!cache->loaded)
+			nh_ctx_load(inst, cache);
 		ctx = &cache->ctx[flow->nh_ctx];
 	}
 	fp_flow6_join(flow, natp, ctx, full);

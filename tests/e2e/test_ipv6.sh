@@ -32,8 +32,8 @@ check "NAT66: 2000 datagrams echoed intact" cli "$FP_UDP" client 2001:2:0:2::2 6
 wait "${TB_PIDS[-1]}"
 read -r _ peer _ <"$TB_TMP/udp-nat.out"
 check "... from the router's address" eq "$peer" 2001:2:0:2::1
-check "... offloaded translated (flows: the client's leave as the router's)" eq \
+check "... offloaded translated, out of r1 (flows: the client's leave as the router's)" eq \
 	"$(fastpath flows --json | jq -r '[.[] | select(.dst == "[2001:2:0:2::2]:6001") |
-		.nat_src | sub(":[0-9]+$"; "")] | unique | join(",")')" "[2001:2:0:2::1]"
+		"\(.nat_src | sub(":[0-9]+$"; "")) \(.out)"] | unique | join(",")')" "[2001:2:0:2::1] r1"
 check "... and the fastpath carried >= 95% of the packets" tb_share_at_least 95
 tb_done
