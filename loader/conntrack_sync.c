@@ -218,6 +218,22 @@ static void conn_flow(const struct fp_conn *c, int dir, union fp_flow_key *key,
 	}
 }
 
+/* At debug level: what became of a record, with its interfaces each way (0: the kernel's). */
+static void conn_log(const struct fp_conn *c, const char *what)
+{
+	char s[INET6_ADDRSTRLEN], d[INET6_ADDRSTRLEN];
+	struct fp_tuple orig;
+
+	if (fp_log_level < LOG_DEBUG)
+		return;
+	conn_tuple(c, FP_DIR_ORIG, &orig);
+	inet_ntop(orig.family, orig.src, s, sizeof(s));
+	inet_ntop(orig.family, orig.dst, d, sizeof(d));
+	fp_log(LOG_DEBUG, "%s %s %s:%u -> %s:%u (in %u / %u)", what,
+	       orig.proto == IPPROTO_TCP ? "tcp" : "udp", s, ntohs(orig.sport), d,
+	       ntohs(orig.dport), c->ingress[0], c->ingress[1]);
+}
+
 /* Deletes the record's flow entries; it keeps its ingress interfaces. */
 static void conn_delete_flows(struct fp_ctsync *cs, const struct fp_conn *c)
 {
@@ -245,6 +261,7 @@ static void conn_forget(struct fp_conn *c, void *arg)
 
 static void conn_unoffload(struct fp_ctsync *cs, struct fp_conn *c)
 {
+	conn_log(c, "withdraw");
 	conn_delete_flows(cs, c);
 	conn_forget(c, cs);
 }
@@ -341,15 +358,7 @@ static void conn_offload(struct fp_ctsync *cs, const struct fp_tuple *orig,
 		c->poll_slot = cs->next_poll_slot++;
 		cs->polled++;
 	}
-	if (fp_log_level >= LOG_DEBUG) {
-		char s[INET6_ADDRSTRLEN], d[INET6_ADDRSTRLEN];
-
-		inet_ntop(orig->family, orig->src, s, sizeof(s));
-		inet_ntop(orig->family, orig->dst, d, sizeof(d));
-		fp_log(LOG_DEBUG, "offload %s %s:%u -> %s:%u (in %u / %u)",
-		       orig->proto == IPPROTO_TCP ? "tcp" : "udp", s, ntohs(orig->sport), d,
-		       ntohs(orig->dport), c->ingress[0], c->ingress[1]);
-	}
+	conn_log(c, "offload");
 }
 
 static void ct_apply(struct fp_ctsync *cs, int type, const struct fp_ct_entry *e)
@@ -553,8 +562,8 @@ static void conn_complete(struct fp_ctsync *cs, struct fp_conn *c)
 			c->doomed = 1;
 			return;
 		}
-		if (ports_keyed(&cs->ports, oif))
-			conn_insert_flow(cs, c, dir, oif);
+		if (ports_keyed(&cs->ports, oif) && conn_insert_flow(cs, c, dir, oif))
+			conn_log(c, "complete");
 	}
 }
 

@@ -203,6 +203,7 @@ tb_cleanup() {
 		{
 			echo "--- status"; fastpath status
 			echo "--- stats"; fastpath stats | grep -v ' 0$'
+			echo "--- flows"; fastpath flows | head -n 20
 			echo "--- daemon log"; tail -n 30 "$TB_TMP/daemon.log"
 		} 2>&1 | sed 's/^/  | /' >&2
 	fi
