@@ -71,7 +71,7 @@ struct fp_flow_key6 {
 	__be16 dport;
 	__u16 ifindex; /* ingress */
 	__u8 proto;
-	__u8 pad;
+	__u8 state; /* FP_SLOT_*: 0 in every key but a slot's, as fp_flow_key4's */
 };
 
 /*
@@ -209,6 +209,13 @@ static inline __u32 fp_nh_ctx_half(__u32 gen)
 	return (gen / FP_NH_GEN_TURN) & 1;
 }
 
+/* An IPv6 flow direction in one 64-byte slot: its key, whose last byte is the state, and
+ * its entry (whose own state byte a slot does not use). */
+struct fp_slot6 {
+	struct fp_flow_key6 key;
+	struct fp_flow6 flow;
+};
+
 /* How far from its hash's slot a key may lie: the daemon inserts no farther, the datapath
  * looks no farther. At half load 3 keys in 4 lie in their hash's slot itself. */
 #define FP_SLOT_PROBES 16
@@ -245,6 +252,24 @@ static inline __u32 fp_slot_hash(__u64 w0, __u64 w1, __u32 mask)
 
 	h ^= h >> 29;
 	h += w1;
+	h *= 0xbf58476d1ce4e5b9ull;
+	return (__u32)(h >> 32) & mask;
+}
+
+/* The same for an IPv6 key as five 64-bit words in memory order, @w[4] without its state:
+ * the two prefixes first, folded, as a router's flows share theirs. */
+static inline __u32 fp_slot_hash6(const __u64 *w, __u32 mask)
+{
+	__u64 h = (w[0] ^ w[2] << 1) * 0x9e3779b97f4a7c15ull;
+
+	h ^= h >> 29;
+	h += w[1];
+	h *= 0xbf58476d1ce4e5b9ull;
+	h ^= h >> 32;
+	h += w[3];
+	h *= 0x94d049bb133111ebull;
+	h ^= h >> 29;
+	h += w[4];
 	h *= 0xbf58476d1ce4e5b9ull;
 	return (__u32)(h >> 32) & mask;
 }
@@ -512,6 +537,8 @@ _Static_assert(__builtin_offsetof(struct fp_flow_key4, sport) == 8 &&
 _Static_assert(sizeof(struct fp_flow_meta) == 24, "fp_flow_meta layout");
 _Static_assert(sizeof(struct fp_flow4) == 48, "fp_flow4 layout");
 _Static_assert(sizeof(struct fp_slot4) == 64, "fp_slot4 layout: one cache line");
+_Static_assert(sizeof(struct fp_slot6) == 64, "fp_slot6 layout: one cache line");
+_Static_assert(__builtin_offsetof(struct fp_slot6, flow.bytes) % 8 == 0, "atomic counter");
 _Static_assert(__builtin_offsetof(struct fp_slot4, flow.bytes) % 8 == 0, "atomic counter");
 _Static_assert(sizeof(struct fp_flow6) == 24, "fp_flow6 layout");
 _Static_assert(sizeof(struct fp_nat6) == 36, "fp_nat6 layout");

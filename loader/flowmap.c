@@ -462,8 +462,9 @@ static int walk6_chunk(const uint8_t *keys, const uint8_t *values, uint32_t coun
 }
 
 /* The IPv4 table's live slots, as entries of a map. */
-static int walk4_slot(uint32_t index, struct fp_slot4 *slot, void *arg)
+static int walk4_slot(uint32_t index, void *at, void *arg)
 {
+	const struct fp_slot4 *slot = at;
 	const struct walk_fn *wf = arg;
 	union fp_flow_key key = {.v4 = slot->key};
 	union fp_flow_value value = {.v4 = slot->flow};

@@ -218,7 +218,7 @@ int fp_instance_open(struct fp_instance *inst, const char *pin_dir)
 		return -EBADF;
 	}
 	inst->slots4 = calloc(1, sizeof(*inst->slots4));
-	if (!inst->slots4 || fp_slots_map(inst->slots4, inst->flows4_fd)) {
+	if (!inst->slots4 || fp_slots_map(inst->slots4, inst->flows4_fd, &fp_slot_shape4)) {
 		int err = inst->slots4 ? -errno : -ENOMEM;
 
 		fp_err("cannot map %s's IPv4 flow table: %s", pin_dir, strerror(-err));

@@ -123,7 +123,7 @@ void fx_load(uint32_t kernel)
 		DIE("loading the XDP program failed: %s", strerror(errno));
 	fx.prog_fd = bpf_program__fd(fx.skel->progs.xdp_fastpath);
 	fx.prog_tc_fd = bpf_program__fd(fx.skel->progs.xdp_fastpath_tc);
-	if (fp_slots_map(&fx.slots4, bpf_map__fd(fx.skel->maps.fp_flows4)))
+	if (fp_slots_map(&fx.slots4, bpf_map__fd(fx.skel->maps.fp_flows4), &fp_slot_shape4))
 		DIE("mapping the IPv4 flow table failed: %s", strerror(errno));
 	fx.slots4.owner = true;
 	fx_reset();

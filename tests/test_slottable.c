@@ -55,7 +55,7 @@ static struct fp_flow_key4 key_of(uint32_t n)
 static void fresh(struct fp_slots *t, uint32_t slots)
 {
 	memset(table, 0, sizeof(table));
-	fp_slots_init(t, table, slots - 1);
+	fp_slots_init(t, table, slots - 1, &fp_slot_shape4);
 	t->no_readers = true;
 	t->owner = true;
 }
@@ -66,7 +66,7 @@ static void done(struct fp_slots *t)
 	free(t->limbo.index);
 }
 
-static int count_live(uint32_t index, struct fp_slot4 *slot, void *arg)
+static int count_live(uint32_t index, void *slot, void *arg)
 {
 	(void)index;
 	(void)slot;
@@ -281,6 +281,103 @@ static void test_orphans_and_next_hops(void)
 	tl_case_end();
 }
 
+static struct fp_slot6 table6[SLOTS];
+
+/* fp_lookup6's search, as datapath_lookup is fp_lookup4's. */
+static int64_t datapath_lookup6(const struct fp_slots *t, const struct fp_flow_key6 *key)
+{
+	struct fp_flow_key6 k = *key;
+	__u64 w[5];
+	uint32_t at;
+
+	k.state = 0;
+	memcpy(w, &k, sizeof(w));
+	at = fp_slot_hash6(w, t->mask);
+	w[4] |= FP_SLOT_STATE_BITS(FP_SLOT_LIVE);
+	for (int i = 0; i < FP_SLOT_PROBES; i++) {
+		uint32_t index = (at + i) & t->mask;
+		__u64 s[5];
+
+		memcpy(s, &t->slot6[index].key, sizeof(s));
+		if (!memcmp(s, w, 4 * sizeof(s[0])) &&
+		    (s[4] & ~FP_SLOT_STATE_BITS(FP_SLOT_CLOSING)) == w[4])
+			return index;
+		if (!(s[4] & FP_SLOT_STATE_BITS(0xff)))
+			return -1;
+	}
+	return -1;
+}
+
+static struct fp_flow_key6 key6_of(uint32_t n)
+{
+	struct fp_flow_key6 key = {.sport = htons(1024 + (n >> 16)),
+				   .dport = htons(443),
+				   .ifindex = 2,
+				   .proto = IPPROTO_TCP};
+
+	inet_pton(AF_INET6, "2001:2:0:1::", key.saddr);
+	inet_pton(AF_INET6, "2001:2:0:2::2", key.daddr);
+	key.saddr[3] = htonl(n & 0xffff);
+	return key;
+}
+
+/*
+ * The same table of IPv6 slots (a 40-byte key, a 24-byte entry): inserts go live at the
+ * sync where the datapath's lookup finds them, entries are written whole beside their
+ * keys, a half-full table of keys that differ only in their last words keeps them within
+ * the probes, deletes are found no more, and 8-bit generations are forgotten.
+ */
+static void test_ipv6_slots(void)
+{
+	struct fp_flow6 flow = {.flags = FP_FLOW_SNAT, .packets = 5, .bytes = 700};
+	struct fp_slots t;
+	uint32_t existing, bad = 0;
+	int64_t index;
+
+	tl_case_begin("slots, IPv6: half full, every key where the datapath looks, whole");
+	memset(table6, 0, sizeof(table6));
+	fp_slots_init(&t, table6, SLOTS - 1, &fp_slot_shape6);
+	t.no_readers = true;
+	t.owner = true;
+	for (uint32_t n = 0; n < SLOTS / 2; n++) {
+		struct fp_flow_key6 key = key6_of(n);
+
+		if (fp_slots_insert(&t, &key, &flow, &existing) < 0)
+			bad++;
+	}
+	CHECK_EQ(bad, 0, "inserts refused");
+	CHECK(datapath_lookup6(&t, &(struct fp_flow_key6){}) < 0, "found a key never inserted");
+	CHECK_EQ(fp_slots_sync(&t), 0, "sync");
+	for (uint32_t n = 0; n < SLOTS / 2; n++) {
+		struct fp_flow_key6 key = key6_of(n);
+
+		index = datapath_lookup6(&t, &key);
+		if (index < 0 || index != fp_slots_find(&t, &key) ||
+		    memcmp(&t.slot6[index].flow, &flow, sizeof(flow)) ||
+		    memcmp(&t.slot6[index].key, &key, sizeof(key) - 1))
+			bad++;
+	}
+	CHECK_EQ(bad, 0, "keys not found, or found otherwise than written");
+	tl_case_end();
+
+	tl_case_begin("slots, IPv6: deleted keys are gone, stale 8-bit generations forgotten");
+	{
+		struct fp_flow_key6 k0 = key6_of(0), k1 = key6_of(1), k2 = key6_of(2);
+
+		index = fp_slots_find(&t, &k0);
+		CHECK_EQ(fp_slots_delete(&t, index), 0, "delete");
+		CHECK_EQ(fp_slots_sync(&t), 0, "sync");
+		CHECK(datapath_lookup6(&t, &k0) < 0, "a deleted key is found");
+		t.slot6[fp_slots_find(&t, &k1)].flow.nh_gen = 7;
+		t.slot6[fp_slots_find(&t, &k2)].flow.nh_gen = 0x40;
+		fp_slots_forget_next_hops(&t, 0x1140);
+		CHECK_EQ(t.slot6[fp_slots_find(&t, &k1)].flow.nh_gen, 0, "a stale generation");
+		CHECK_EQ(t.slot6[fp_slots_find(&t, &k2)].flow.nh_gen, 0x40, "the current one");
+	}
+	done(&t);
+	tl_case_end();
+}
+
 void test_slottable(void)
 {
 	test_insert_publish();
@@ -288,4 +385,5 @@ void test_slottable(void)
 	test_probe_bound();
 	test_deleted_while_closing();
 	test_orphans_and_next_hops();
+	test_ipv6_slots();
 }

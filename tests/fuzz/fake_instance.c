@@ -50,7 +50,7 @@ void fuzz_flow_maps(struct fp_instance *inst)
 	    inst->nh_claim_fd < 0)
 		fuzz_fail("cannot create the flow maps (root?)");
 	inst->slots4 = calloc(1, sizeof(*inst->slots4));
-	if (!inst->slots4 || fp_slots_map(inst->slots4, inst->flows4_fd))
+	if (!inst->slots4 || fp_slots_map(inst->slots4, inst->flows4_fd, &fp_slot_shape4))
 		fuzz_fail("cannot map the IPv4 flow table");
 	inst->slots4->no_readers = true; /* no program: inserts go live at the next sync */
 	inst->slots4->owner = true;
