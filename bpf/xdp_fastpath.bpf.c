@@ -24,9 +24,9 @@
 #include "skb.h"
 
 /*
- * Sizes of the flow maps are set by the loader before load (--flows). The IPv4 table is an
- * array of slots (struct fp_slot4) that the daemon writes through a mapping of it, twice
- * as many as flows; IPv6 entries are allocated on insert.
+ * Sizes of the flow maps are set by the loader before load (--flows, --flows6). Each
+ * family's table is an array of slots (struct fp_slot4, struct fp_slot6) that the daemon
+ * writes through a mapping of it, twice as many as flows.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -37,11 +37,11 @@ struct {
 } FP_MAP_FLOWS4 SEC(".maps");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, FP_DEFAULT_FLOWS);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, struct fp_flow_key6);
-	__type(value, struct fp_flow6);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, FP_DEFAULT_SLOTS);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct fp_slot6);
 } FP_MAP_FLOWS6 SEC(".maps");
 
 /* One entry, per CPU, every counter in it: a forwarded packet's two counts take one lookup. */
@@ -149,6 +149,8 @@ struct {
 const volatile __u32 fp_kernel = 0;
 /* fp_flows4's slots less one (a power of two less one), fixed by the loader before load. */
 const volatile __u32 fp_slots4_mask = FP_DEFAULT_SLOTS - 1;
+/* fp_flows6's. */
+const volatile __u32 fp_slots6_mask = FP_DEFAULT_SLOTS - 1;
 
 /* This CPU's counters: never NULL in practice (an array's entry). */
 static __always_inline struct fp_stats *fp_stats_here(void)
@@ -285,12 +287,41 @@ static __always_inline struct fp_slot4 *fp_lookup4(const struct fp_pkt *pkt, __u
 	return NULL;
 }
 
-static __always_inline struct fp_flow6 *fp_lookup6(const struct fp_pkt *pkt, __u32 ingress)
+/* The same of an IPv6 flow, its key compared as five words. */
+static __always_inline struct fp_slot6 *fp_lookup6(const struct fp_pkt *pkt, __u32 ingress)
 {
-	struct fp_flow_key6 key;
+	const struct ipv6hdr *ip6h = pkt->l3;
+	const __u32 *saddr = ip6h->saddr.in6_u.u6_addr32, *daddr = ip6h->daddr.in6_u.u6_addr32;
+	__u32 tail[2];
+	__u64 w[5];
+	__u32 at;
 
-	fp_key6(pkt, ingress, &key);
-	return bpf_map_lookup_elem(&fp_flows6, &key);
+	fp_key_tail(pkt, ingress, tail);
+	w[0] = FP_WORDS64(saddr[0], saddr[1]);
+	w[1] = FP_WORDS64(saddr[2], saddr[3]);
+	w[2] = FP_WORDS64(daddr[0], daddr[1]);
+	w[3] = FP_WORDS64(daddr[2], daddr[3]);
+	w[4] = FP_WORDS64(tail[0], tail[1]);
+	at = fp_slot_hash6(w, fp_slots6_mask);
+	w[4] |= FP_SLOT_STATE_BITS(FP_SLOT_LIVE);
+
+	for (int i = 0; i < FP_SLOT_PROBES; i++) {
+		__u32 index = (at + i) & fp_slots6_mask;
+		struct fp_slot6 *slot = bpf_map_lookup_elem(&fp_flows6, &index);
+		const __u64 *k;
+		__u64 s4;
+
+		if (!slot)
+			return NULL;
+		k = (const __u64 *)&slot->key;
+		s4 = k[4];
+		if (k[0] == w[0] && k[1] == w[1] && k[2] == w[2] && k[3] == w[3] &&
+		    (s4 & ~FP_SLOT_STATE_BITS(FP_SLOT_CLOSING)) == w[4])
+			return slot;
+		if (!(s4 & FP_SLOT_STATE_BITS(0xff)))
+			return NULL; /* FREE */
+	}
+	return NULL;
 }
 
 /* An IPv6 flow's translation from the side map, or NULL (being inserted or removed). */
@@ -523,15 +554,15 @@ static __always_inline enum fp_stat fp_decide(void *ctx, const struct fp_config 
 	if (fwd->ingress > FP_MAX_FLOW_IFINDEX)
 		return FP_STAT_PASS_NO_FLOW;
 	if (pkt->ipv6) {
-		struct fp_flow6 *flow6 = fp_lookup6(pkt, fwd->ingress);
+		struct fp_slot6 *slot = fp_lookup6(pkt, fwd->ingress);
 
-		if (!flow6)
+		if (!slot)
 			return FP_STAT_PASS_NO_FLOW;
-		fwd->flow6 = flow6;
-		fwd->state = &flow6->state;
-		fwd->bytes = &flow6->bytes;
-		fwd->packets = &flow6->packets;
-		fwd->last_seen = &flow6->last_seen;
+		fwd->flow6 = &slot->flow;
+		fwd->state = &slot->key.state;
+		fwd->bytes = &slot->flow.bytes;
+		fwd->packets = &slot->flow.packets;
+		fwd->last_seen = &slot->flow.last_seen;
 		meta = NULL; /* its next hop's, below */
 	} else {
 		struct fp_slot4 *slot = fp_lookup4(pkt, fwd->ingress);

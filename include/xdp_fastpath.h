@@ -75,8 +75,8 @@ struct fp_flow_key6 {
 };
 
 /*
- * A flow's state: the last byte of an IPv4 slot's key, the state field of an IPv6 flow.
- * The IPv4 table's slots go FREE -> RESERVED (the daemon writes the entry) -> LIVE (a grace
+ * A flow's state: the last byte of its slot's key (fp_slot4, fp_slot6).
+ * A table's slots go FREE -> RESERVED (the daemon writes the entry) -> LIVE (a grace
  * period later: no reader sees the key before the rest) -> DELETED -> VACANT (a grace
  * period later: no program still holds it) -> RESERVED. A lookup matches LIVE keys only,
  * with or without CLOSING, skips the rest and stops at FREE: a key lies within
@@ -110,12 +110,12 @@ enum {
 
 /*
  * An IPv4 entry's state, after the counters (an IPv6 entry has the same in other places,
- * struct fp_flow6). The next-hop part is a cache filled by the datapath from
+ * struct fp_flow6 and fp_nh_ctx). The next-hop part is a cache filled by the datapath from
  * bpf_fib_lookup(); it is valid only while nh_gen equals the low 16 bits of
  * fp_config.nh_gen, so a writer (the daemon) invalidates every cached next hop at once by
  * bumping the generation (and clears generations a wrap could bring back, every
  * FP_NH_GEN_TURN bumps, loader/flowmap.h). Userspace inserts entries with nh_gen 0
- * (unresolved), and then writes only an IPv4 slot's state (to delete it) and a stale
+ * (unresolved), and then writes only a slot's state (to delete it) and a stale
  * generation (to 0): the counters, last_seen and the next hop belong to the datapath.
  */
 struct fp_flow_meta {
@@ -155,14 +155,13 @@ struct fp_slot4 {
 };
 
 /*
- * An IPv6 flow direction's entry, in a hash map (fp_flows6): 24 bytes, so that the kernel's
- * element (its header, the 40-byte key and this) takes two cache lines, 128 bytes. What the
- * IPv4 entry holds beside it lives elsewhere: its next hop (MAC addresses, tags, MTU,
- * port) in a table of next hops that the flows to each neighbour share (fp_nh_ctx, by
- * nh_ctx), the addresses and ports of a NAT66 translation in a side map (fp_nat6, under
- * the same key). The next hop is valid while nh_gen equals the low 8 bits of
- * fp_config.nh_gen (the daemon clears older ones every FP_NH_GEN_TURN generations,
- * loader/flowmap.h).
+ * An IPv6 flow direction's entry: 24 bytes, so that with its 40-byte key it fills a
+ * 64-byte slot (struct fp_slot6). What the IPv4 entry holds beside it lives elsewhere:
+ * its next hop (MAC addresses, tags, MTU, port) in a table of next hops that the flows to
+ * each neighbour share (fp_nh_ctx, by nh_ctx), the addresses and ports of a NAT66
+ * translation in a side map (fp_nat6, under the same key). The next hop is valid while
+ * nh_gen equals the low 8 bits of fp_config.nh_gen (the daemon clears older ones every
+ * FP_NH_GEN_TURN generations, loader/flowmap.h).
  */
 struct fp_flow6 {
 	__u64 bytes;
@@ -171,8 +170,7 @@ struct fp_flow6 {
 	__u8 nh_gen;	/* 0: no next hop cached */
 	__u8 last_seen; /* as fp_flow_meta's */
 	__u8 flags;	/* FP_FLOW_* (the next hop's FP_ENCAP_* and FP_NH_* are fp_nh_ctx's) */
-	__u8 state;	/* FP_SLOT_LIVE, and FP_SLOT_CLOSING, as an IPv4 slot's key has them */
-	__u8 pad[6];
+	__u8 pad[7];
 };
 
 /* fp_nat6: an IPv6 flow's translation (FP_FLOW_SNAT, FP_FLOW_DNAT), under the flow's key. */
@@ -209,8 +207,8 @@ static inline __u32 fp_nh_ctx_half(__u32 gen)
 	return (gen / FP_NH_GEN_TURN) & 1;
 }
 
-/* An IPv6 flow direction in one 64-byte slot: its key, whose last byte is the state, and
- * its entry (whose own state byte a slot does not use). */
+/* fp_flows6 is an array of these, as fp_flows4 is of fp_slot4: an IPv6 flow direction in
+ * one 64-byte slot, its key (whose last byte is the state) and its entry. */
 struct fp_slot6 {
 	struct fp_flow_key6 key;
 	struct fp_flow6 flow;

@@ -53,6 +53,7 @@ struct fp_instance {
 	int marks4_fd, marks6_fd;	   /* conntrack marks of marked flows (flowmap.c) */
 	int nat6_fd, nh_ctx_fd, nh_claim_fd; /* IPv6 entries' translations and next hops */
 	struct fp_slots *slots4;	   /* fp_flows4, mapped (slottable.c) */
+	struct fp_slots *slots6;	   /* fp_flows6, mapped */
 };
 
 /* Errors: one line on stderr, "xdp-fastpath: ...". */

@@ -16,18 +16,15 @@
  *   records the dump did not see (older generation) are removed.
  * - Each scan refreshes the conntrack timeout of connections the fastpath carried, removes
  *   those the datapath marked closing, and those idle past conntrack's own timeout. The
- *   tables are sized for --flows (8 MiB of IPv4 slots at the default, and 65536 buckets
- *   in IPv6's hash map, which a batched walk goes through one by one), and a router
- *   mostly holds far fewer: while at most 1/TABLE4_SPARSE of the IPv4 slots are taken,
- *   a scan reads each record's IPv4 entries where their keys' hashes put them rather
- *   than walk the table (a cache miss each, where the walk streams it: cheaper only while
- *   they are few, as docs/bench/2026-12-05-scan measured); while the records' IPv6
- *   entries are at most 1/TABLE6_SPARSE of --flows, it looks them up (a syscall each).
- *   Both tables are walked all the same at the first scan, after a resync or a change of
- *   ports (another process may have deleted entries: flush, detach), and every
- *   TABLE_WALK_SCANS scans: that walk alone removes entries no record names (a daemon
- *   that died left them), reclaims IPv4 slots a process that died left DELETED, and
- *   recounts the entries.
+ *   tables are sized for --flows (8 MiB of slots each at the default), and a router
+ *   mostly holds far fewer: while at most 1/TABLE_SPARSE of a table's slots are taken,
+ *   a scan reads each record's entries where their keys' hashes put them rather than
+ *   walk the table (a cache miss each, where the walk streams it: cheaper only while
+ *   they are few, as docs/bench/2026-12-05-scan measured). Both tables are walked all
+ *   the same at the first scan, after a resync or a change of ports (another process may
+ *   have deleted entries: flush, detach), and every TABLE_WALK_SCANS scans: that walk
+ *   alone removes entries no record names (a daemon that died left them), reclaims slots
+ *   a process that died left DELETED, and recounts the entries.
  * - The kernel gives a conntrack entry its event extension only if a listener existed when
  *   the entry was created (nf_conntrack_events=2, the default): entries older than the daemon
  *   never report their end. Those found by the first dump are "polled": conntrack is asked
@@ -66,8 +63,7 @@
 #define REFRESH_MAX_S	 60   /* refresh an active entry at least this often */
 #define POLL_BUDGET	 1024 /* conntrack GETs per scan for polled entries */
 #define TABLE_WALK_SCANS 64   /* scans between two walks of the whole tables, at most */
-#define TABLE4_SPARSE	 64   /* entries in at most 1/this of the slots: read by record */
-#define TABLE6_SPARSE	 256  /* entries at most 1/this of --flows: looked up by record */
+#define TABLE_SPARSE	 64   /* entries in at most 1/this of the slots: read by record */
 
 static struct mnl_socket *ct_socket(unsigned int groups)
 {
@@ -534,7 +530,6 @@ struct scan_ctx {
 	struct fp_ctsync *cs;
 	uint64_t now;
 	bool by_record[2];    /* scan_flows_of() reads the records' IPv4, IPv6 entries */
-	uint32_t entries6;    /* the records' IPv6 entries, as scan_conn() counts them */
 	uint32_t poll_stride; /* this scan polls the records whose slot matches, modulo this */
 	bool complete;	      /* the ports changed: complete records offloaded one way */
 };
@@ -636,8 +631,6 @@ static void scan_conn(struct fp_conn *c, void *arg)
 	uint32_t refresh_s = timeout_s / 4;
 	struct fp_tuple orig;
 
-	if (c->family == AF_INET6)
-		sc->entries6 += !!c->ingress[0] + !!c->ingress[1];
 	if (c->doomed)
 		return;
 	for (int dir = 0; dir < 2; dir++) {
@@ -684,17 +677,9 @@ static void scan_conn(struct fp_conn *c, void *arg)
 
 /* Whether so few slots are taken that reading each record's entries costs less than a
  * walk of the table. */
-static bool table4_sparse(const struct fp_slots *t)
+static bool table_sparse(const struct fp_slots *t)
 {
-	return t && (uint64_t)t->used * TABLE4_SPARSE <= (uint64_t)t->mask + 1;
-}
-
-/* The same of IPv6's hash map, by the entries the records had at the last scan. */
-static bool table6_sparse(const struct fp_ctsync *cs)
-{
-	const struct fp_slots *t = cs->inst->slots4; /* its capacity is --flows */
-
-	return t && (uint64_t)cs->entries6 * TABLE6_SPARSE <= t->capacity;
+	return t && (uint64_t)t->used * TABLE_SPARSE <= (uint64_t)t->mask + 1;
 }
 
 void ctsync_scan(struct fp_ctsync *cs, uint64_t now_ns)
@@ -712,8 +697,8 @@ void ctsync_scan(struct fp_ctsync *cs, uint64_t now_ns)
 	if (walk_due)
 		cs->scans_since_walk = 0;
 	/* Each table walked whole, or its records' entries read: both in one pass. */
-	sc.by_record[0] = !walk_due && table4_sparse(cs->inst->slots4);
-	sc.by_record[1] = !walk_due && table6_sparse(cs);
+	sc.by_record[0] = !walk_due && table_sparse(cs->inst->slots4);
+	sc.by_record[1] = !walk_due && table_sparse(cs->inst->slots6);
 	if (!sc.by_record[0])
 		fp_flows_walk(cs->inst, AF_INET, scan_flow, &sc);
 	if (!sc.by_record[1])
@@ -722,7 +707,6 @@ void ctsync_scan(struct fp_ctsync *cs, uint64_t now_ns)
 		conntable_walk(&cs->table, scan_flows_of, &sc);
 	sc.now = fp_now_ns(); /* after the walk: no last-seen time read in it is later */
 	conntable_walk(&cs->table, scan_conn, &sc);
-	cs->entries6 = sc.entries6;
 	conntable_reap(&cs->table, withdraw_doomed, cs);
 	resync_if_needed(cs);
 	count_offloaded(cs);

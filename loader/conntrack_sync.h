@@ -34,7 +34,6 @@ struct fp_ctsync {
 	/* Scans since the last that walked the whole tables; at TABLE_WALK_SCANS the next
 	 * one does (see the .c) */
 	uint32_t scans_since_walk;
-	uint32_t entries6;     /* the records' IPv6 entries at the last scan */
 	struct fp_ports ports; /* the interfaces flows may be keyed by; .topo set by the caller */
 	const struct fp_ipsec *ipsec; /* the IPsec policies (set by the caller; NULL: none) */
 	char *buf;		      /* events and dumps */

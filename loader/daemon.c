@@ -346,8 +346,9 @@ static int daemon_run(struct fp_instance *inst, const struct fp_options *opt, in
 	if (ctsync_open(&d.cs, inst, opt, &d.state, &d.route))
 		return 1;
 	/* What an earlier daemon was inserting or deleting when it died. */
-	inst->slots4->owner = true;
+	inst->slots4->owner = inst->slots6->owner = true;
 	fp_slots_reclaim_orphans(inst->slots4);
+	fp_slots_reclaim_orphans(inst->slots6);
 	d.cs.ports.topo = &d.topo;
 	d.cs.ipsec = &d.ipsec;
 	if (ctsync_resync(&d.cs))

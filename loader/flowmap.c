@@ -70,7 +70,6 @@ void fp_flow6_split(const struct fp_flow6_full *full, struct fp_flow6 *flow, str
 		.packets = full->packets,
 		.last_seen = full->meta.last_seen,
 		.flags = full->meta.flags & FP_FLOW_DAEMON_MASK,
-		.state = full->state,
 	};
 	*nat = (struct fp_nat6){.nat_sport = full->nat_sport, .nat_dport = full->nat_dport};
 	memcpy(nat->nat_saddr, full->nat_saddr, sizeof(nat->nat_saddr));
@@ -83,7 +82,6 @@ void fp_flow6_join(const struct fp_flow6 *flow, const struct fp_nat6 *nat,
 	*full = (struct fp_flow6_full){
 		.bytes = flow->bytes,
 		.packets = flow->packets,
-		.state = flow->state,
 	};
 	if (ctx)
 		full->meta = ctx->meta;
@@ -120,17 +118,34 @@ static void nh_ctx_load(const struct fp_instance *inst, struct nh_ctx_cache *cac
 	cache->loaded = true;
 }
 
-/* @flow's view: its translation read from its map, and its next hop from @cache (NULL:
- * not joined, as reading a flow by its key needs none). */
+/* A key as the side maps (fp_marks4/6, fp_nat6) have it, without the state a slot's has. */
+static const union fp_flow_key *side_key(int family, const union fp_flow_key *key,
+					 union fp_flow_key *buf)
+{
+	if (family == AF_INET ? !key->v4.state : !key->v6.state)
+		return key;
+	*buf = *key;
+	if (family == AF_INET)
+		buf->v4.state = 0;
+	else
+		buf->v6.state = 0;
+	return buf;
+}
+
+/* The flow in slot @key, @flow: its translation read from its map, its next hop from
+ * @cache (NULL: not joined, as reading a flow by its key needs none), its state. */
 static void flow6_view(const struct fp_instance *inst, const struct fp_flow_key6 *key,
 		       const struct fp_flow6 *flow, struct nh_ctx_cache *cache,
 		       struct fp_flow6_full *full)
 {
+	union fp_flow_key kbuf;
 	struct fp_nat6 nat, *natp = NULL;
 	struct fp_nh_ctx *ctx = NULL;
 
 	if ((flow->flags & (FP_FLOW_SNAT | FP_FLOW_DNAT)) &&
-	    bpf_map_lookup_elem(inst->nat6_fd, key, &nat) == 0)
+	    bpf_map_lookup_elem(inst->nat6_fd,
+				side_key(AF_INET6, (const union fp_flow_key *)key, &kbuf),
+				&nat) == 0)
 		natp = &nat;
 	if (flow->nh_gen && cache && flow->nh_ctx < 2 * FP_NH_CTX_HALF) {
 		if (!cache->loaded)
@@ -138,6 +153,7 @@ static void flow6_view(const struct fp_instance *inst, const struct fp_flow_key6
 		ctx = &cache->ctx[flow->nh_ctx];
 	}
 	fp_flow6_join(flow, natp, ctx, full);
+	full->state = key->state;
 }
 
 /* What the daemon decides of an entry: the translation, and whether it has a mark. The
@@ -165,85 +181,76 @@ static void drop_old_mark(const struct fp_instance *inst, int family, const unio
 		bpf_map_delete_elem(marks_fd(inst, family), key);
 }
 
+static struct fp_slots *slots_of(const struct fp_instance *inst, int family)
+{
+	return family == AF_INET ? inst->slots4 : inst->slots6;
+}
+
+/* The entry in slot @index as a value: IPv6's joined with its translation. */
+static void slot_value(const struct fp_instance *inst, int family, uint32_t index,
+		       union fp_flow_value *value)
+{
+	const struct fp_slots *t = slots_of(inst, family);
+
+	if (family == AF_INET)
+		value->v4 = t->slot[index & t->mask].flow;
+	else
+		flow6_view(inst, &t->slot6[index & t->mask].key, &t->slot6[index & t->mask].flow,
+			   NULL, &value->v6);
+}
+
 /*
  * Inserting, either family: an entry with the key may be there, left by an earlier
  * daemon. It is kept as it is if it translates as @value does (-EEXIST), replaced if not.
  * A connection can end while no daemon runs and another take its tuple, translated
  * otherwise (the WAN address changed, a port was taken): the old entry would send the new
  * connection's packets to the old address. A replacement loses the old entry's counters
- * and next hop.
- *
- * IPv4: a replacement is a new slot, which goes live a grace period after the old one is
+ * and next hop; it is a new slot, which goes live a grace period after the old one is
  * deleted (slottable.h).
+ *
+ * An IPv6 translation is written first, in its side map under the flow's key (the
+ * datapath passes a NAT66 flow's packets while it has none), a replacement's after the
+ * old slot is deleted: a packet that still meets the old entry with it leaves as the new
+ * entry would send it.
  */
-static int flow4_insert(const struct fp_instance *inst, const union fp_flow_key *key,
-			const union fp_flow_value *value, uint32_t mark)
+static int slot_insert(const struct fp_instance *inst, int family, const union fp_flow_key *key,
+		       const union fp_flow_value *value, uint32_t mark)
 {
-	struct fp_slots *t = inst->slots4;
+	struct fp_slots *t = slots_of(inst, family);
+	bool nat6 = family == AF_INET6 && (value->v6.meta.flags & (FP_FLOW_SNAT | FP_FLOW_DNAT));
 	union fp_flow_value old;
-	uint32_t existing;
-	int64_t index = fp_slots_insert(t, &key->v4, &value->v4, &existing);
-
-	if (index != -EEXIST)
-		return index < 0 ? index : 0;
-	old.v4 = t->slot[existing].flow;
-	if (same_translation(AF_INET, &old, value))
-		return -EEXIST;
-	fp_slots_delete(t, existing);
-	index = fp_slots_insert(t, &key->v4, &value->v4, &existing);
-	if (index < 0)
-		return index;
-	drop_old_mark(inst, AF_INET, key, old.v4.meta.flags, mark);
-	return 0;
-}
-
-/*
- * IPv6: the translation first, in its side map, then the entry (the datapath passes a
- * NAT66 flow's packets while it has no translation). A replacement deletes the old entry
- * before it writes the new translation, so that no packet meets the old entry with it.
- */
-static int flow6_insert(const struct fp_instance *inst, const union fp_flow_key *key,
-			const union fp_flow_value *value, uint32_t mark)
-{
-	bool nat = value->v6.meta.flags & (FP_FLOW_SNAT | FP_FLOW_DNAT);
-	union fp_flow_value old;
-	struct fp_flow6 live, now;
+	struct fp_flow6 flow6;
 	struct fp_nat6 translation;
-	int err;
+	const void *entry = &value->v4;
+	uint32_t existing;
+	int64_t index;
 
-	fp_flow6_split(&value->v6, &live, &translation);
-	live.state = FP_SLOT_LIVE;
-	if (bpf_map_lookup_elem(inst->flows6_fd, key, &now) == 0) {
-		flow6_view(inst, &key->v6, &now, NULL, &old.v6);
-		if (same_translation(AF_INET6, &old, value))
+	if (!t)
+		return -EBADF;
+	if (family == AF_INET6) {
+		fp_flow6_split(&value->v6, &flow6, &translation);
+		entry = &flow6;
+	}
+	index = fp_slots_find(t, key);
+	if (index >= 0) {
+		slot_value(inst, family, index, &old);
+		if (same_translation(family, &old, value))
 			return -EEXIST;
-		if (bpf_map_delete_elem(inst->flows6_fd, key) && errno != ENOENT)
-			return -errno;
-		drop_old_mark(inst, AF_INET6, key, old.v6.meta.flags, mark);
-		if (!nat && (old.v6.meta.flags & (FP_FLOW_SNAT | FP_FLOW_DNAT)))
+		fp_slots_delete(t, index);
+		drop_old_mark(inst, family, key,
+			      family == AF_INET ? old.v4.meta.flags : old.v6.meta.flags, mark);
+		if (family == AF_INET6 && !nat6 &&
+		    (old.v6.meta.flags & (FP_FLOW_SNAT | FP_FLOW_DNAT)))
 			bpf_map_delete_elem(inst->nat6_fd, key);
 	}
-	if (nat && bpf_map_update_elem(inst->nat6_fd, key, &translation, BPF_ANY))
+	if (nat6 && bpf_map_update_elem(inst->nat6_fd, key, &translation, BPF_ANY))
 		return -errno;
-	if (bpf_map_update_elem(inst->flows6_fd, key, &live, BPF_NOEXIST) == 0)
+	index = fp_slots_insert(t, key, entry, &existing);
+	if (index >= 0)
 		return 0;
-	err = -errno;
-	if (err == -EEXIST) /* inserted meanwhile: it stays (only the daemon inserts) */
-		return err;
-	if (nat)
+	if (nat6)
 		bpf_map_delete_elem(inst->nat6_fd, key);
-	return err;
-}
-
-/* A key as fp_marks4 has it, without the state a slot's has. */
-static const union fp_flow_key *mark_key(int family, const union fp_flow_key *key,
-					 union fp_flow_key *buf)
-{
-	if (family != AF_INET || !key->v4.state)
-		return key;
-	*buf = *key;
-	buf->v4.state = 0;
-	return buf;
+	return index;
 }
 
 int fp_flow_insert(const struct fp_instance *inst, int family, const union fp_flow_key *key,
@@ -252,12 +259,11 @@ int fp_flow_insert(const struct fp_instance *inst, int family, const union fp_fl
 	union fp_flow_key kbuf;
 	int err;
 
-	key = mark_key(family, key, &kbuf);
+	key = side_key(family, key, &kbuf);
 	/* The mark first: the datapath passes a marked flow's packets while it has none. */
 	if (mark && bpf_map_update_elem(marks_fd(inst, family), key, &mark, BPF_ANY))
 		return -errno;
-	err = family == AF_INET ? flow4_insert(inst, key, value, mark)
-				: flow6_insert(inst, key, value, mark);
+	err = slot_insert(inst, family, key, value, mark);
 	/* Not inserted, nor kept: no entry names the mark written for it. */
 	if (err && err != -EEXIST && mark)
 		bpf_map_delete_elem(marks_fd(inst, family), key);
@@ -267,19 +273,17 @@ int fp_flow_insert(const struct fp_instance *inst, int family, const union fp_fl
 int fp_flow_delete(const struct fp_instance *inst, int family, const union fp_flow_key *key,
 		   bool marked)
 {
+	struct fp_slots *t = slots_of(inst, family);
 	union fp_flow_key kbuf;
+	int64_t index;
 	int err;
 
-	key = mark_key(family, key, &kbuf);
-	if (family == AF_INET) {
-		int64_t index = fp_slots_locate(inst->slots4, &key->v4);
-
-		err = index < 0 ? index : fp_slots_delete(inst->slots4, index);
-	} else {
-		err = bpf_map_delete_elem(inst->flows6_fd, key) ? -errno : 0;
-		/* And its translation, if it has one. */
+	key = side_key(family, key, &kbuf);
+	index = t ? fp_slots_locate(t, key) : -EBADF;
+	err = index < 0 ? index : fp_slots_delete(t, index);
+	/* And its translation, if it has one. */
+	if (family == AF_INET6)
 		bpf_map_delete_elem(inst->nat6_fd, key);
-	}
 	if (marked)
 		bpf_map_delete_elem(marks_fd(inst, family), key);
 	return err;
@@ -287,31 +291,9 @@ int fp_flow_delete(const struct fp_instance *inst, int family, const union fp_fl
 
 int fp_flows_sync(const struct fp_instance *inst)
 {
-	return inst->slots4 ? fp_slots_sync(inst->slots4) : 0;
-}
+	int err = inst->slots4 ? fp_slots_sync(inst->slots4) : 0;
 
-struct forget_ctx {
-	const struct fp_instance *inst;
-	uint8_t gen;
-};
-
-static int forget_next_hop6(int family, const union fp_flow_key *key,
-			    const union fp_flow_value *value, void *arg)
-{
-	struct forget_ctx *fc = arg;
-	struct fp_flow6 now;
-
-	(void)family;
-	if (!value->v6.meta.nh_gen || value->v6.meta.nh_gen == fc->gen)
-		return 0;
-	/* A value is written whole: read again just before, to lose as little as can be of
-	 * what the datapath writes meanwhile (an idle flow's: it has had no packet since
-	 * its generation was current). */
-	if (bpf_map_lookup_elem(fc->inst->flows6_fd, key, &now) == 0 && now.nh_gen != fc->gen) {
-		now.nh_gen = 0;
-		bpf_map_update_elem(fc->inst->flows6_fd, key, &now, BPF_EXIST);
-	}
-	return 0;
+	return (inst->slots6 ? fp_slots_sync(inst->slots6) : 0) ?: err;
 }
 
 /* Empties half @half of fp_nh_ctx: the entries, then the claims that took them. */
@@ -331,11 +313,10 @@ static int nh_ctx_clear_half(const struct fp_instance *inst, uint32_t half)
 
 int fp_flows_forget_next_hops(const struct fp_instance *inst, uint32_t gen)
 {
-	struct forget_ctx fc = {.inst = inst, .gen = gen};
 	int err;
 
 	fp_slots_forget_next_hops(inst->slots4, gen);
-	fp_flows_walk(inst, AF_INET6, forget_next_hop6, &fc);
+	fp_slots_forget_next_hops(inst->slots6, gen);
 	/* A program that read an older generation may still be resolving into that half. */
 	err = fp_slots_grace_period(inst->slots4);
 	return err ? err : nh_ctx_clear_half(inst, !fp_nh_ctx_half(gen));
@@ -344,32 +325,28 @@ int fp_flows_forget_next_hops(const struct fp_instance *inst, uint32_t gen)
 int fp_flow_read(const struct fp_instance *inst, int family, union fp_flow_key *key,
 		 union fp_flow_value *value)
 {
-	int64_t index;
-	const struct fp_slot4 *slot;
+	const struct fp_slots *t = slots_of(inst, family);
+	int64_t index = t ? fp_slots_find(t, key) : -EBADF;
+	uint8_t state;
 
-	if (family == AF_INET6) {
-		struct fp_flow6 flow;
-
-		if (bpf_map_lookup_elem(inst->flows6_fd, &key->v6, &flow))
-			return -errno;
-		flow6_view(inst, &key->v6, &flow, NULL, &value->v6);
-		return 0;
-	}
-	index = inst->slots4 ? fp_slots_find(inst->slots4, &key->v4) : -EBADF;
 	if (index < 0)
 		return index;
-	slot = &inst->slots4->slot[index];
 	/* Acquire, as a walk reads it: the entry is read after its state says it is live. */
-	key->v4.state = __atomic_load_n(&slot->key.state, __ATOMIC_ACQUIRE);
-	if (!(key->v4.state & FP_SLOT_LIVE))
+	state = __atomic_load_n(fp_slot_state(t, fp_slot_at(t, index)), __ATOMIC_ACQUIRE);
+	if (!(state & FP_SLOT_LIVE))
 		return -ENOENT; /* RESERVED: being written, live at the next sync */
-	value->v4 = slot->flow;
+	if (family == AF_INET)
+		key->v4.state = state;
+	else
+		key->v6.state = state;
+	slot_value(inst, family, index, value);
 	return 0;
 }
 
 bool fp_flow_closing(int family, const union fp_flow_key *key, const union fp_flow_value *value)
 {
-	return (family == AF_INET ? key->v4.state : value->v6.state) & FP_SLOT_CLOSING;
+	(void)value;
+	return (family == AF_INET ? key->v4.state : key->v6.state) & FP_SLOT_CLOSING;
 }
 
 /* What a walk calls for each entry. */
@@ -380,26 +357,6 @@ struct walk_fn {
 	const struct fp_instance *inst;
 	struct nh_ctx_cache *cache; /* IPv6's */
 };
-
-/* fp_flows6 entry by entry, for kernels without batch lookups. */
-static int walk6_by_key(int fd, const struct walk_fn *wf)
-{
-	union fp_flow_key key, next;
-	union fp_flow_value value;
-	struct fp_flow6 flow;
-	void *prev = NULL;
-
-	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		key.v6 = next.v6;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &flow))
-			continue;
-		flow6_view(wf->inst, &key.v6, &flow, wf->cache, &value.v6);
-		if (wf->fn(AF_INET6, &key, &value, wf->arg))
-			return 1;
-	}
-	return 0;
-}
 
 /*
  * Reads map @fd by batches of WALK_CHUNK entries, deleting them too if @delete, and hands
@@ -443,24 +400,6 @@ static int walk_batches(int fd, size_t key_size, size_t value_size, bool delete,
 	return err;
 }
 
-static int walk6_chunk(const uint8_t *keys, const uint8_t *values, uint32_t count, void *arg)
-{
-	const struct walk_fn *wf = arg;
-	union fp_flow_key key;
-	union fp_flow_value value;
-
-	for (uint32_t i = 0; i < count; i++) {
-		struct fp_flow6 flow;
-
-		memcpy(&key.v6, keys + i * sizeof(key.v6), sizeof(key.v6));
-		memcpy(&flow, values + i * sizeof(flow), sizeof(flow));
-		flow6_view(wf->inst, &key.v6, &flow, wf->cache, &value.v6);
-		if (wf->fn(AF_INET6, &key, &value, wf->arg))
-			return 1;
-	}
-	return 0;
-}
-
 /* The IPv4 table's live slots, as entries of a map. */
 static int walk4_slot(uint32_t index, void *at, void *arg)
 {
@@ -473,6 +412,19 @@ static int walk4_slot(uint32_t index, void *at, void *arg)
 	return wf->fn(AF_INET, &key, &value, wf->arg);
 }
 
+/* The IPv6 table's, joined with their translations and next hops. */
+static int walk6_slot(uint32_t index, void *at, void *arg)
+{
+	const struct fp_slot6 *slot = at;
+	const struct walk_fn *wf = arg;
+	union fp_flow_key key = {.v6 = slot->key};
+	union fp_flow_value value;
+
+	(void)index;
+	flow6_view(wf->inst, &key.v6, &slot->flow, wf->cache, &value.v6);
+	return wf->fn(AF_INET6, &key, &value, wf->arg);
+}
+
 int fp_flows_walk(const struct fp_instance *inst, int family,
 		  int (*fn)(int family, const union fp_flow_key *key,
 			    const union fp_flow_value *value, void *arg),
@@ -483,13 +435,10 @@ int fp_flows_walk(const struct fp_instance *inst, int family,
 
 	if (family == AF_INET)
 		return inst->slots4 ? fp_slots_walk(inst->slots4, walk4_slot, &wf) : -EBADF;
-	if (inst->flows6_fd < 0)
+	if (!inst->slots6)
 		return -EBADF;
 	wf.cache = calloc(1, sizeof(*wf.cache)); /* without it, no next hops are joined */
-	err = walk_batches(inst->flows6_fd, sizeof(struct fp_flow_key6), sizeof(struct fp_flow6),
-			   false, walk6_chunk, &wf);
-	if (err == -EOPNOTSUPP)
-		err = walk6_by_key(inst->flows6_fd, &wf);
+	err = fp_slots_walk(inst->slots6, walk6_slot, &wf);
 	free(wf.cache);
 	return err;
 }
@@ -550,15 +499,13 @@ static int clear_map(int fd, size_t key_size, size_t value_size, uint32_t *clear
 
 uint32_t fp_flows_delete_all(const struct fp_instance *inst)
 {
-	struct delete_ctx dc = {.inst = inst, .all = true};
 	uint32_t cleared = 0;
 
 	/* The flows first: the datapath passes a marked flow's packets while it has no mark. */
 	if (inst->slots4)
 		cleared = fp_slots_delete_all(inst->slots4);
-	if (clear_map(inst->flows6_fd, sizeof(struct fp_flow_key6), sizeof(struct fp_flow6),
-		      &cleared))
-		return cleared + delete_where(&dc); /* entry by entry, marks with their flows */
+	if (inst->slots6)
+		cleared += fp_slots_delete_all(inst->slots6);
 	fp_flows_sync(inst);
 	/* Marks of flows that are gone too (a daemon that died between a mark and its flow). */
 	clear_map(inst->marks4_fd, sizeof(struct fp_flow_key4), sizeof(__u32), &(uint32_t){0});

@@ -14,7 +14,7 @@ union fp_flow_key {
 /*
  * An IPv6 entry as userspace handles it, in the IPv4 entry's shape: fp_flows6's entry
  * (struct fp_flow6) joined with its translation (fp_nat6) and its next hop's entry
- * (fp_nh_ctx). meta.nh_gen holds the entry's 8 bits.
+ * (fp_nh_ctx), with its slot's state. meta.nh_gen holds the entry's 8 bits.
  */
 struct fp_flow6_full {
 	__u64 bytes;
@@ -32,10 +32,11 @@ union fp_flow_value {
 	struct fp_flow6_full v6;
 };
 
-/* The entry and translation of @full, as fp_flows6 and fp_nat6 hold them; the next hop
- * stays unresolved (nh_gen 0), as userspace inserts every entry. */
+/* The entry and translation of @full, as fp_flows6's slots and fp_nat6 hold them; the
+ * next hop stays unresolved (nh_gen 0), as userspace inserts every entry. */
 void fp_flow6_split(const struct fp_flow6_full *full, struct fp_flow6 *flow, struct fp_nat6 *nat);
-/* @flow with its translation @nat and its next hop's entry @ctx (either NULL: none). */
+/* @flow with its translation @nat and its next hop's entry @ctx (either NULL: none); the
+ * state is the slot's, for the caller to fill in. */
 void fp_flow6_join(const struct fp_flow6 *flow, const struct fp_nat6 *nat,
 		   const struct fp_nh_ctx *ctx, struct fp_flow6_full *full);
 
@@ -65,13 +66,13 @@ int fp_flows_sync(const struct fp_instance *inst);
 int fp_flows_forget_next_hops(const struct fp_instance *inst, uint32_t gen);
 /* Whether the datapath saw the flow's FIN or RST (an entry as a walk gives it). */
 bool fp_flow_closing(int family, const union fp_flow_key *key, const union fp_flow_value *value);
-/* The live entry with @key (an IPv4 key's state ignored), as the datapath has it now: 0
- * with @value (and an IPv4 key's state) filled in, or -errno. IPv4: a read of the mapped
- * table, no syscall; IPv6: a lookup in its hash map, and a NAT66 flow's in fp_nat6, its
- * next hop left out (meta's MACs, tags, MTU and port 0: a walk gives them). */
+/* The live entry with @key (its state ignored), as the datapath has it now: 0 with @value
+ * and the key's state filled in, or -errno. A read of the mapped table, no syscall; for a
+ * NAT66 flow a lookup in fp_nat6 too. An IPv6 entry's next hop is left out (meta's MACs,
+ * tags, MTU and port 0: a walk gives them). */
 int fp_flow_read(const struct fp_instance *inst, int family, union fp_flow_key *key,
 		 union fp_flow_value *value);
-/* Calls fn for every entry of the family's map (batched); fn may delete entries. */
+/* Calls fn for every live entry of the family's table; fn may delete entries. */
 int fp_flows_walk(const struct fp_instance *inst, int family,
 		  int (*fn)(int family, const union fp_flow_key *key,
 			    const union fp_flow_value *value, void *arg),

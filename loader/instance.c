@@ -159,7 +159,7 @@ static bool map_layouts_match(const struct fp_instance *inst)
 		uint32_t key_size, value_size;
 	} maps[] = {
 		{inst->flows4_fd, sizeof(uint32_t), sizeof(struct fp_slot4)},
-		{inst->flows6_fd, sizeof(struct fp_flow_key6), sizeof(struct fp_flow6)},
+		{inst->flows6_fd, sizeof(uint32_t), sizeof(struct fp_slot6)},
 		{inst->stats_fd, sizeof(uint32_t), sizeof(struct fp_stats)},
 	};
 
@@ -172,6 +172,20 @@ static bool map_layouts_match(const struct fp_instance *inst)
 			return false;
 	}
 	return true;
+}
+
+/* Table @fd mapped, or NULL with errno set. */
+static struct fp_slots *map_slots(int fd, const struct fp_slot_shape *shape)
+{
+	struct fp_slots *t = calloc(1, sizeof(*t));
+	int err = t ? fp_slots_map(t, fd, shape) : -ENOMEM;
+
+	if (err) {
+		free(t);
+		errno = -err;
+		return NULL;
+	}
+	return t;
 }
 
 /* Opens a pinned instance; -ENOENT when there is none. */
@@ -217,31 +231,42 @@ int fp_instance_open(struct fp_instance *inst, const char *pin_dir)
 		fp_instance_close(inst);
 		return -EBADF;
 	}
-	inst->slots4 = calloc(1, sizeof(*inst->slots4));
-	if (!inst->slots4 || fp_slots_map(inst->slots4, inst->flows4_fd, &fp_slot_shape4)) {
-		int err = inst->slots4 ? -errno : -ENOMEM;
+	inst->slots4 = map_slots(inst->flows4_fd, &fp_slot_shape4);
+	inst->slots6 = inst->slots4 ? map_slots(inst->flows6_fd, &fp_slot_shape6) : NULL;
+	if (!inst->slots6) {
+		int err = -errno;
 
-		fp_err("cannot map %s's IPv4 flow table: %s", pin_dir, strerror(-err));
+		fp_err("cannot map %s's flow tables: %s", pin_dir, strerror(errno));
 		fp_instance_close(inst);
 		return err;
 	}
-	/* As many IPv4 entries as --flows allows, which sized the IPv6 map. */
-	if (bpf_obj_get_info_by_fd(inst->flows6_fd, &map_info, &map_info_len) == 0 &&
-	    map_info.max_entries < inst->slots4->capacity)
-		inst->slots4->capacity = map_info.max_entries;
+	/* As many entries as --flows allows, which sized fp_nat6 (and the tables' slots to
+	 * the power of two above twice as many). */
+	if (bpf_obj_get_info_by_fd(inst->nat6_fd, &map_info, &map_info_len) == 0) {
+		if (map_info.max_entries < inst->slots4->capacity)
+			inst->slots4->capacity = map_info.max_entries;
+		if (map_info.max_entries < inst->slots6->capacity)
+			inst->slots6->capacity = map_info.max_entries;
+	}
 	return 0;
+}
+
+static void unmap_slots(struct fp_slots **t)
+{
+	if (!*t)
+		return;
+	/* What this process deleted is reused only after a grace period. */
+	if ((*t)->base)
+		fp_slots_sync(*t);
+	fp_slots_unmap(*t);
+	free(*t);
+	*t = NULL;
 }
 
 void fp_instance_close(struct fp_instance *inst)
 {
-	if (inst->slots4) {
-		/* What this process deleted is reused only after a grace period. */
-		if (inst->slots4->slot)
-			fp_slots_sync(inst->slots4);
-		fp_slots_unmap(inst->slots4);
-		free(inst->slots4);
-		inst->slots4 = NULL;
-	}
+	unmap_slots(&inst->slots4);
+	unmap_slots(&inst->slots6);
 	if (inst->prog_fd >= 0)
 		close(inst->prog_fd);
 	inst->prog_fd = -1;
@@ -283,10 +308,12 @@ struct xdp_fastpath *fp_datapath_open(uint32_t kernel)
 	return skel;
 }
 
-void fp_datapath_set_slots(struct xdp_fastpath *skel, uint32_t slots)
+void fp_datapath_set_slots(struct xdp_fastpath *skel, uint32_t slots4, uint32_t slots6)
 {
-	bpf_map__set_max_entries(skel->maps.fp_flows4, slots);
-	skel->rodata->fp_slots4_mask = slots - 1;
+	bpf_map__set_max_entries(skel->maps.fp_flows4, slots4);
+	skel->rodata->fp_slots4_mask = slots4 - 1;
+	bpf_map__set_max_entries(skel->maps.fp_flows6, slots6);
+	skel->rodata->fp_slots6_mask = slots6 - 1;
 }
 
 /* Loads the program with the maps sized as asked, pins it all, and opens the pins. */
@@ -306,8 +333,7 @@ int fp_instance_create(struct fp_instance *inst, const struct fp_options *opt)
 		fp_err("cannot open the embedded BPF object: %s", strerror(errno));
 		return -errno;
 	}
-	fp_datapath_set_slots(skel, fp_slots_for(opt->flows));
-	bpf_map__set_max_entries(skel->maps.fp_flows6, opt->flows);
+	fp_datapath_set_slots(skel, fp_slots_for(opt->flows), fp_slots_for(opt->flows));
 	/* Every flow may have a mark (mwan3 marks them all). */
 	bpf_map__set_max_entries(skel->maps.fp_marks4, opt->flows);
 	bpf_map__set_max_entries(skel->maps.fp_marks6, opt->flows);
@@ -408,7 +434,7 @@ int fp_instance_load_tc(struct fp_instance *inst)
 	skel = fp_datapath_open(cfg.kernel);
 	if (!skel)
 		return -errno;
-	fp_datapath_set_slots(skel, inst->slots4->mask + 1);
+	fp_datapath_set_slots(skel, inst->slots4->mask + 1, inst->slots6->mask + 1);
 	bpf_object__for_each_map(map, skel->obj) {
 		int i = instance_map(bpf_map__name(map));
 

@@ -16,7 +16,7 @@ int fp_command_open(const char *cmd, int argc, const struct fp_options *opt,
 /* The embedded datapath, opened for a kernel with these FP_KERNEL_* features; not loaded. */
 struct xdp_fastpath *fp_datapath_open(uint32_t kernel);
 /* Sizes fp_flows4 to @slots (fp_slots_for), before the load. */
-void fp_datapath_set_slots(struct xdp_fastpath *skel, uint32_t slots);
+void fp_datapath_set_slots(struct xdp_fastpath *skel, uint32_t slots4, uint32_t slots6);
 /* Loads and pins the XDP entry point, and the cpumap's with --steer, with every map. */
 int fp_instance_create(struct fp_instance *inst, const struct fp_options *opt);
 /* Loads and pins the tc entry point, if the instance has none yet. */

@@ -109,6 +109,7 @@ void fx_load(uint32_t kernel)
 {
 	fx_wire_release();
 	fp_slots_unmap(&fx.slots4);
+	fp_slots_unmap(&fx.slots6);
 	xdp_fastpath__destroy(fx.skel);
 	fx.kernel = kernel;
 	fx.clock = (struct fp_clock){0};
@@ -118,20 +119,22 @@ void fx_load(uint32_t kernel)
 	if (!fx.skel)
 		DIE("opening the XDP program failed: %s", strerror(errno));
 	/* A small table: every reset clears it whole, in slow guests too. */
-	fp_datapath_set_slots(fx.skel, FX_SLOTS);
+	fp_datapath_set_slots(fx.skel, FX_SLOTS, FX_SLOTS);
 	if (xdp_fastpath__load(fx.skel))
 		DIE("loading the XDP program failed: %s", strerror(errno));
 	fx.prog_fd = bpf_program__fd(fx.skel->progs.xdp_fastpath);
 	fx.prog_tc_fd = bpf_program__fd(fx.skel->progs.xdp_fastpath_tc);
-	if (fp_slots_map(&fx.slots4, bpf_map__fd(fx.skel->maps.fp_flows4), &fp_slot_shape4))
-		DIE("mapping the IPv4 flow table failed: %s", strerror(errno));
-	fx.slots4.owner = true;
+	if (fp_slots_map(&fx.slots4, bpf_map__fd(fx.skel->maps.fp_flows4), &fp_slot_shape4) ||
+	    fp_slots_map(&fx.slots6, bpf_map__fd(fx.skel->maps.fp_flows6), &fp_slot_shape6))
+		DIE("mapping the flow tables failed: %s", strerror(errno));
+	fx.slots4.owner = fx.slots6.owner = true;
 	fx_reset();
 }
 
 void fx_teardown(void)
 {
 	fp_slots_unmap(&fx.slots4);
+	fp_slots_unmap(&fx.slots6);
 	xdp_fastpath__destroy(fx.skel);
 	fx.skel = NULL;
 }
@@ -175,7 +178,8 @@ void fx_reset(void)
 	/* No program runs but the tests' own: every slot FREE at once. */
 	memset(fx.slots4.slot, 0, (size_t)(fx.slots4.mask + 1) * sizeof(struct fp_slot4));
 	fx.slots4.pending.count = fx.slots4.limbo.count = 0;
-	clear_map(fx.skel->maps.fp_flows6, sizeof(struct fp_flow_key6));
+	memset(fx.slots6.slot6, 0, (size_t)(fx.slots6.mask + 1) * sizeof(struct fp_slot6));
+	fx.slots6.pending.count = fx.slots6.limbo.count = 0;
 	clear_map(fx.skel->maps.fp_nat6, sizeof(struct fp_flow_key6));
 	clear_map(fx.skel->maps.fp_nh_ctx_claim, sizeof(uint32_t));
 	for (uint32_t i = 0; i < 2 * FP_NH_CTX_HALF; i++)
@@ -246,6 +250,8 @@ void fx_add_flow6(const struct fp_flow_key6 *key, const struct fp_flow6_full *fu
 {
 	struct fp_flow6 flow;
 	struct fp_nat6 nat;
+	uint32_t existing;
+	int64_t index;
 
 	fp_flow6_split(full, &flow, &nat);
 	if ((full->meta.flags & (FP_FLOW_SNAT | FP_FLOW_DNAT)) &&
@@ -256,28 +262,36 @@ void fx_add_flow6(const struct fp_flow_key6 *key, const struct fp_flow6_full *fu
 		 * half, or in the first free entry there, claimed as the datapath claims one. */
 		struct fp_nh_ctx ctx = {.meta = full->meta, .used = 1}, have;
 		int ctx_fd = bpf_map__fd(fx.skel->maps.fp_nh_ctx);
-		uint32_t index = fp_nh_ctx_half(full->meta.nh_gen) * FP_NH_CTX_HALF;
-		uint32_t end = index + FP_NH_CTX_HALF;
+		uint32_t at = fp_nh_ctx_half(full->meta.nh_gen) * FP_NH_CTX_HALF;
+		uint32_t end = at + FP_NH_CTX_HALF;
 
 		ctx.meta.nh_gen = 0;
 		ctx.meta.last_seen = 0;
 		ctx.meta.flags &= FP_NH_MASK;
-		for (; index < end; index++) {
-			if (bpf_map_lookup_elem(ctx_fd, &index, &have))
-				DIE("next hop %u: %s", index, strerror(errno));
+		for (; at < end; at++) {
+			if (bpf_map_lookup_elem(ctx_fd, &at, &have))
+				DIE("next hop %u: %s", at, strerror(errno));
 			if (!have.used || !memcmp(&have, &ctx, sizeof(ctx)))
 				break;
 		}
-		if (index == end ||
-		    bpf_map_update_elem(bpf_map__fd(fx.skel->maps.fp_nh_ctx_claim), &index, &ctx,
-					0) ||
-		    bpf_map_update_elem(ctx_fd, &index, &ctx, 0))
+		if (at == end ||
+		    bpf_map_update_elem(bpf_map__fd(fx.skel->maps.fp_nh_ctx_claim), &at, &ctx, 0) ||
+		    bpf_map_update_elem(ctx_fd, &at, &ctx, 0))
 			DIE("next hop: %s", strerror(errno));
-		flow.nh_ctx = index;
+		flow.nh_ctx = at;
 		flow.nh_gen = full->meta.nh_gen;
 	}
-	if (bpf_map_update_elem(bpf_map__fd(fx.skel->maps.fp_flows6), key, &flow, 0))
+	/* Tests replace entries to change them: in place, as no program runs now. */
+	index = fp_slots_insert(&fx.slots6, key, &flow, &existing);
+	if (index == -EEXIST) {
+		fx.slots6.slot6[existing].flow = flow;
+		fx.slots6.slot6[existing].key.state = FP_SLOT_LIVE;
+		index = existing;
+	}
+	if (index < 0 || fp_slots_sync(&fx.slots6))
 		DIE("flow6 insert: %s", strerror(errno));
+	if (full->state)
+		fx.slots6.slot6[index].key.state = full->state;
 }
 
 void fx_set_mark4(const struct fp_flow_key4 *key, uint32_t mark)
@@ -316,16 +330,19 @@ bool fx_get_flow6(const struct fp_flow_key6 *key, struct fp_flow6_full *full)
 	struct fp_flow6 flow;
 	struct fp_nat6 nat;
 	struct fp_nh_ctx ctx;
+	int64_t slot = fp_slots_find(&fx.slots6, key);
 	uint32_t index;
 	bool has_nat, has_ctx;
 
-	if (bpf_map_lookup_elem(bpf_map__fd(fx.skel->maps.fp_flows6), key, &flow))
+	if (slot < 0)
 		return false;
+	flow = fx.slots6.slot6[slot].flow;
 	index = flow.nh_ctx;
 	has_nat = bpf_map_lookup_elem(bpf_map__fd(fx.skel->maps.fp_nat6), key, &nat) == 0;
 	has_ctx = flow.nh_gen &&
 		  bpf_map_lookup_elem(bpf_map__fd(fx.skel->maps.fp_nh_ctx), &index, &ctx) == 0;
 	fp_flow6_join(&flow, has_nat ? &nat : NULL, has_ctx ? &ctx : NULL, full);
+	full->state = fx.slots6.slot6[slot].key.state;
 	return true;
 }
 

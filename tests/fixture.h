@@ -50,11 +50,12 @@
 extern const uint8_t fx_lan_mac[6], fx_lan_host_mac[6], fx_wan_mac[6], fx_wan_host_mac[6];
 extern const uint8_t fx_port_mac[6], fx_peer_mac[6];
 
-#define FX_SLOTS 4096 /* the IPv4 table's slots */
+#define FX_SLOTS 4096 /* each table's slots */
 
 struct fixture {
 	struct xdp_fastpath *skel;
 	struct fp_slots slots4; /* fp_flows4, mapped */
+	struct fp_slots slots6; /* fp_flows6, mapped */
 	int prog_fd;		/* the XDP entry point */
 	int prog_tc_fd;		/* the tc entry point */
 	int lan_ifindex, wan_ifindex, port_ifindex;

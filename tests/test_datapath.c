@@ -1138,10 +1138,9 @@ static int nh_ctx_used(uint32_t half)
 
 static uint16_t flow6_nh_ctx(const struct fp_flow_key6 *key)
 {
-	struct fp_flow6 flow = {};
+	int64_t index = fp_slots_find(&fx.slots6, key);
 
-	bpf_map_lookup_elem(bpf_map__fd(fx.skel->maps.fp_flows6), key, &flow);
-	return flow.nh_ctx;
+	return index >= 0 ? fx.slots6.slot6[index].flow.nh_ctx : 0;
 }
 
 /*
@@ -1161,6 +1160,7 @@ static void test_nh_ctx_ipv6(void)
 	struct fp_flow6_full f6;
 	struct fp_config cfg = {.nh_gen = 1};
 	struct fp_instance inst = {.flows6_fd = bpf_map__fd(fx.skel->maps.fp_flows6),
+				   .slots6 = &fx.slots6,
 				   .nat6_fd = bpf_map__fd(fx.skel->maps.fp_nat6),
 				   .nh_ctx_fd = bpf_map__fd(fx.skel->maps.fp_nh_ctx),
 				   .nh_claim_fd = bpf_map__fd(fx.skel->maps.fp_nh_ctx_claim),

@@ -60,14 +60,15 @@ check "a UDP conversation is offloaded" tb_wait 10 offloaded
 # In the table's last slot (511), and its mark.
 bpftool map update pinned "$TB_PIN/fp_marks4" key $TB_ORPHAN_KEY 0 value 1 0 0 0
 tb_put_orphan 511
-# Entries of a map; of fp_flows4, an array of slots, the LIVE ones.
+# Entries of a map; of fp_flows4 and fp_flows6, arrays of slots, the LIVE ones (their
+# keys' last bytes).
 entries() {
 	bpftool -j map dump pinned "$TB_PIN/$1" |
-		if [ "$1" = fp_flows4 ]; then
-			jq '[.[] | select(.value[15] | test("^0x[89a-f]"))] | length'
-		else
-			jq length
-		fi
+		case $1 in
+		fp_flows4) jq '[.[] | select(.value[15] | test("^0x[89a-f]"))] | length' ;;
+		fp_flows6) jq '[.[] | select(.value[39] | test("^0x[89a-f]"))] | length' ;;
+		*) jq length ;;
+		esac
 }
 check "the left-over mark is in its map" eq "$(entries fp_marks4)" 1
 pid=$(tb_daemon_pid)

@@ -1,6 +1,6 @@
 #!/bin/bash
-# While the tables are mostly empty (here 2 entries in 131072 IPv4 slots, none in IPv6's
-# hash map), the daemon's scan reads the entries of the connections it knows by their
+# While the tables are mostly empty (here 2 entries in 131072 IPv4 slots, none in the
+# 131072 of IPv6), the daemon's scan reads the entries of the connections it knows by their
 # keys, and walks the whole tables only every 64 scans (conntrack_sync.c): an entry no
 # connection names, which only a walk finds, is gone within 64 scans, while the
 # connections' own entries stay and carry their traffic. (That scans read the entries
@@ -18,10 +18,10 @@ offloaded() { eq "$(tb_flow_entries)" 2; }
 check "a UDP conversation is offloaded" tb_wait 10 offloaded
 
 tb_put_orphan 300
-tb_put_orphan6
+tb_put_orphan6 300
 scans=$(tb_status | jq .scans)
 check "an IPv4 entry no connection names is removed" tb_wait 10 tb_orphan_gone 300
-check "so is an IPv6 entry" tb_wait 10 tb_orphan6_gone
+check "so is an IPv6 entry" tb_wait 10 tb_orphan6_gone 300
 scans=$(($(tb_status | jq .scans) - scans))
 check "... within 64 scans and the one under way ($scans)" le "$scans" 66
 check "the conversation's entries stay" eq "$(tb_flow_entries)" 2

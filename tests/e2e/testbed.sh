@@ -430,18 +430,19 @@ tb_orphan_gone() { # SLOT: not LIVE any more
 	! bpftool -j map lookup pinned "$TB_PIN/fp_flows4" key $(tb_le32 "$1") |
 		jq -e '.value[15] | test("^0x[89a-f]")' >/dev/null
 }
-# The same in fp_flows6, IPv6's hash map: 2001:2::99 port 12345 to 2001:2:0:2::99 port 53,
-# UDP, from ifindex 255 (ifindex little-endian, as below); its value LIVE (the byte at 24).
+# The same in fp_flows6: 2001:2::99 port 12345 to 2001:2:0:2::99 port 53, UDP, from
+# ifindex 255 (little-endian, as below), LIVE (the key's last byte), then a zeroed entry.
 TB_ORPHAN6_KEY="0x20 1 0 2 $(printf '0 %.0s' $(seq 11))0x99
-	0x20 1 0 2 0 2 $(printf '0 %.0s' $(seq 9))0x99 0x30 0x39 0 53 255 0 17 0"
-tb_put_orphan6() {
+	0x20 1 0 2 0 2 $(printf '0 %.0s' $(seq 9))0x99 0x30 0x39 0 53 255 0 17"
+tb_put_orphan6() { # SLOT
 	# shellcheck disable=SC2046,SC2086
-	bpftool map update pinned "$TB_PIN/fp_flows6" key $TB_ORPHAN6_KEY \
-		value $(printf '0 %.0s' $(seq 24)) 0x80 $(printf '0 %.0s' $(seq 7))
+	bpftool map update pinned "$TB_PIN/fp_flows6" key $(tb_le32 "$1") \
+		value $TB_ORPHAN6_KEY 0x80 $(printf '0 %.0s' $(seq 24))
 }
-tb_orphan6_gone() {
-	# shellcheck disable=SC2086
-	! bpftool map lookup pinned "$TB_PIN/fp_flows6" key $TB_ORPHAN6_KEY >/dev/null 2>&1
+tb_orphan6_gone() { # SLOT
+	# shellcheck disable=SC2046
+	! bpftool -j map lookup pinned "$TB_PIN/fp_flows6" key $(tb_le32 "$1") |
+		jq -e '.value[39] | test("^0x[89a-f]")' >/dev/null
 }
 # A slot's index as fp_flows4's key: little-endian, as the hosts that run these tests are.
 tb_le32() { printf '%d %d %d %d' $(($1 & 255)) $(($1 >> 8 & 255)) $(($1 >> 16 & 255)) $(($1 >> 24)); }

@@ -31,8 +31,8 @@ void fuzz_flow_maps(struct fp_instance *inst)
 		bpf_map_create(BPF_MAP_TYPE_ARRAY, "fuzz_flows4", sizeof(uint32_t),
 			       sizeof(struct fp_slot4), fp_slots_for(FUZZ_FLOWS), &slot_opts);
 	inst->flows6_fd =
-		bpf_map_create(BPF_MAP_TYPE_HASH, "fuzz_flows6", sizeof(struct fp_flow_key6),
-			       sizeof(struct fp_flow6), FUZZ_FLOWS, &opts);
+		bpf_map_create(BPF_MAP_TYPE_ARRAY, "fuzz_flows6", sizeof(uint32_t),
+			       sizeof(struct fp_slot6), fp_slots_for(FUZZ_FLOWS), &slot_opts);
 	inst->marks4_fd =
 		bpf_map_create(BPF_MAP_TYPE_HASH, "fuzz_marks4", sizeof(struct fp_flow_key4),
 			       sizeof(uint32_t), FUZZ_FLOWS, &opts);
@@ -50,10 +50,14 @@ void fuzz_flow_maps(struct fp_instance *inst)
 	    inst->nh_claim_fd < 0)
 		fuzz_fail("cannot create the flow maps (root?)");
 	inst->slots4 = calloc(1, sizeof(*inst->slots4));
-	if (!inst->slots4 || fp_slots_map(inst->slots4, inst->flows4_fd, &fp_slot_shape4))
-		fuzz_fail("cannot map the IPv4 flow table");
-	inst->slots4->no_readers = true; /* no program: inserts go live at the next sync */
-	inst->slots4->owner = true;
+	inst->slots6 = calloc(1, sizeof(*inst->slots6));
+	if (!inst->slots4 || !inst->slots6 ||
+	    fp_slots_map(inst->slots4, inst->flows4_fd, &fp_slot_shape4) ||
+	    fp_slots_map(inst->slots6, inst->flows6_fd, &fp_slot_shape6))
+		fuzz_fail("cannot map the flow tables");
+	/* No program: inserts go live at the next sync. */
+	inst->slots4->no_readers = inst->slots6->no_readers = true;
+	inst->slots4->owner = inst->slots6->owner = true;
 }
 
 static size_t map_entries(int fd, size_t key_size)
@@ -71,20 +75,19 @@ static size_t map_entries(int fd, size_t key_size)
 	return n;
 }
 
-/* IPv4 entries: the live slots and those waiting to be (RESERVED). */
+/* A table's entries: the live slots and those waiting to be (RESERVED). */
 static size_t slot_entries(const struct fp_slots *t)
 {
 	size_t n = 0;
 
 	for (uint32_t i = 0; i <= t->mask; i++)
-		n += fp_slot_taken(t->slot[i].key.state);
+		n += fp_slot_taken(*fp_slot_state(t, fp_slot_at(t, i)));
 	return n;
 }
 
 size_t fuzz_flow_entries(const struct fp_instance *inst)
 {
-	return slot_entries(inst->slots4) +
-	       map_entries(inst->flows6_fd, sizeof(struct fp_flow_key6));
+	return slot_entries(inst->slots4) + slot_entries(inst->slots6);
 }
 
 size_t fuzz_mark_entries(const struct fp_instance *inst)
