@@ -414,7 +414,7 @@ struct fp_fwd {
 	struct fp_flow4 *flow4;
 	struct fp_flow6 *flow6;
 	const struct fp_nat6 *nat6; /* an IPv6 flow's translation, if it has one */
-	__u8 *state; /* FP_SLOT_*: the IPv4 slot's key's, the IPv6 flow's own */
+	__u8 *state; /* FP_SLOT_*: the last byte of its slot's key */
 	__u64 *bytes;
 	__u32 *packets;
 	__u8 *last_seen;
