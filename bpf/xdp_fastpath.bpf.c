@@ -24,9 +24,9 @@
 #include "skb.h"
 
 /*
- * Sizes of the flow maps are set by the loader before load (--flows, --flows6). Each
- * family's table is an array of slots (struct fp_slot4, struct fp_slot6) that the daemon
- * writes through a mapping of it, twice as many as flows.
+ * Sizes of the flow maps are set by the loader before load (--flows). Each family's table
+ * is an array of slots (struct fp_slot4, struct fp_slot6) that the daemon writes through a
+ * mapping of it, twice as many as flows.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);

@@ -568,7 +568,7 @@ static void scan_entry(struct scan_ctx *sc, struct fp_conn *c, int dir, int fami
 {
 	const struct fp_flow_meta *meta = family == AF_INET ? &value->v4.meta : &value->v6.meta;
 
-	if (fp_flow_closing(family, key, value))
+	if (fp_flow_closing(family, key))
 		c->doomed = 1;
 	/* A new stamp since the last scan: a packet, as old as the stamp says. Only then,
 	 * as a stamp left alone wraps round to look new every 274 s. */

@@ -343,9 +343,8 @@ int fp_flow_read(const struct fp_instance *inst, int family, union fp_flow_key *
 	return 0;
 }
 
-bool fp_flow_closing(int family, const union fp_flow_key *key, const union fp_flow_value *value)
+bool fp_flow_closing(int family, const union fp_flow_key *key)
 {
-	(void)value;
 	return (family == AF_INET ? key->v4.state : key->v6.state) & FP_SLOT_CLOSING;
 }
 

@@ -64,8 +64,8 @@ int fp_flows_sync(const struct fp_instance *inst);
  * an earlier one left. 0, or -errno if it could not empty the half.
  */
 int fp_flows_forget_next_hops(const struct fp_instance *inst, uint32_t gen);
-/* Whether the datapath saw the flow's FIN or RST (an entry as a walk gives it). */
-bool fp_flow_closing(int family, const union fp_flow_key *key, const union fp_flow_value *value);
+/* Whether the datapath saw the flow's FIN or RST: its key as a walk or a read gives it. */
+bool fp_flow_closing(int family, const union fp_flow_key *key);
 /* The live entry with @key (its state ignored), as the datapath has it now: 0 with @value
  * and the key's state filled in, or -errno. A read of the mapped table, no syscall; for a
  * NAT66 flow a lookup in fp_nat6 too. An IPv6 entry's next hop is left out (meta's MACs,

@@ -41,7 +41,7 @@ static int print_flow(int family, const union fp_flow_key *key, const union fp_f
 	uint16_t nat_sport, nat_dport;
 	unsigned long long packets = family == AF_INET ? value->v4.packets : value->v6.packets;
 	unsigned long long bytes = family == AF_INET ? value->v4.bytes : value->v6.bytes;
-	bool closing = fp_flow_closing(family, key, value);
+	bool closing = fp_flow_closing(family, key);
 	/* To the stamp's precision, about a second. */
 	double idle_s = packets ? (double)fp_stamp_age_ns(pc->now, meta->last_seen) / 1e9 : -1;
 
