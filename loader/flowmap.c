@@ -291,9 +291,9 @@ int fp_flow_delete(const struct fp_instance *inst, int family, const union fp_fl
 
 int fp_flows_sync(const struct fp_instance *inst)
 {
-	int err = inst->slots4 ? fp_slots_sync(inst->slots4) : 0;
+	struct fp_slots *tables[] = {inst->slots4, inst->slots6};
 
-	return (inst->slots6 ? fp_slots_sync(inst->slots6) : 0) ?: err;
+	return fp_slots_sync_all(tables, 2);
 }
 
 /* Empties half @half of fp_nh_ctx: the entries, then the claims that took them. */

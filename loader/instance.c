@@ -255,9 +255,6 @@ static void unmap_slots(struct fp_slots **t)
 {
 	if (!*t)
 		return;
-	/* What this process deleted is reused only after a grace period. */
-	if ((*t)->base)
-		fp_slots_sync(*t);
 	fp_slots_unmap(*t);
 	free(*t);
 	*t = NULL;
@@ -265,6 +262,8 @@ static void unmap_slots(struct fp_slots **t)
 
 void fp_instance_close(struct fp_instance *inst)
 {
+	/* What this process deleted is reused only after a grace period. */
+	fp_slots_sync_all((struct fp_slots *[]){inst->slots4, inst->slots6}, 2);
 	unmap_slots(&inst->slots4);
 	unmap_slots(&inst->slots6);
 	if (inst->prog_fd >= 0)

@@ -348,18 +348,19 @@ int fp_slots_grace_period(struct fp_slots *t)
 	return !t || t->no_readers ? 0 : grace_period(t);
 }
 
-int fp_slots_sync(struct fp_slots *t)
+static bool has_work(const struct fp_slots *t)
+{
+	return t && (t->pending.count || t->limbo.count);
+}
+
+/* After a grace period, every program that could have seen the queued slots before is
+ * gone: the DELETED ones go VACANT, the RESERVED ones LIVE. */
+static void publish(struct fp_slots *t)
 {
 	struct fp_slot_list again = {};
-	int err;
 
-	if (!t->pending.count && !t->limbo.count)
-		return 0;
-	err = t->no_readers ? 0 : grace_period(t);
-	if (err)
-		return err;
-	/* Every program that could have seen these slots before is gone. The deleted ones
-	 * first: one reused since (RESERVED, pending) is left to what follows. */
+	/* The deleted ones first: one reused since (RESERVED, pending) is left to what
+	 * follows. */
 	for (size_t i = 0; i < t->limbo.count; i++) {
 		uint32_t index = t->limbo.index[i];
 		uint8_t state = state_of(t, index);
@@ -379,5 +380,31 @@ int fp_slots_sync(struct fp_slots *t)
 	for (size_t i = 0; i < t->pending.count; i++)
 		set_state(t, t->pending.index[i], FP_SLOT_RESERVED, FP_SLOT_LIVE, __ATOMIC_RELEASE);
 	t->pending.count = 0;
+}
+
+int fp_slots_sync_all(struct fp_slots *const *tables, size_t n)
+{
+	struct fp_slots *read = NULL; /* one with work that programs read */
+	bool work = false;
+	int err;
+
+	for (size_t i = 0; i < n; i++) {
+		work |= has_work(tables[i]);
+		if (has_work(tables[i]) && !tables[i]->no_readers)
+			read = tables[i];
+	}
+	if (!work)
+		return 0;
+	err = read ? grace_period(read) : 0;
+	if (err)
+		return err;
+	for (size_t i = 0; i < n; i++)
+		if (has_work(tables[i]))
+			publish(tables[i]);
 	return 0;
+}
+
+int fp_slots_sync(struct fp_slots *t)
+{
+	return fp_slots_sync_all(&t, 1);
 }

@@ -85,6 +85,8 @@ int fp_slots_delete(struct fp_slots *t, uint32_t index);
  * (the work stays queued).
  */
 int fp_slots_sync(struct fp_slots *t);
+/* The same for @n tables (NULL ones skipped), with one grace period for all of them. */
+int fp_slots_sync_all(struct fp_slots *const *tables, size_t n);
 /* Waits until every BPF program running now has finished (with the table's map in a map):
  * 0, or -errno. For other structures the datapath reads too (fp_nh_ctx). */
 int fp_slots_grace_period(struct fp_slots *t);

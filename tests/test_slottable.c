@@ -378,6 +378,40 @@ static void test_ipv6_slots(void)
 	tl_case_end();
 }
 
+/* One sync for both families' tables (fp_flows_sync): a table without work, or none at all
+ * (NULL), is passed over, and each table's queued inserts and deletes are done. */
+static void test_sync_all(void)
+{
+	struct fp_flow6 flow6 = {.packets = 1};
+	struct fp_flow4 flow4 = {.packets = 1};
+	struct fp_flow_key4 k4 = key_of(3);
+	struct fp_flow_key6 k6 = key6_of(3);
+	struct fp_slots t4, t6;
+	uint32_t existing;
+	int64_t i4, i6;
+
+	tl_case_begin("slots: one sync does the queued work of both tables");
+	fresh(&t4, SLOTS);
+	memset(table6, 0, sizeof(table6));
+	fp_slots_init(&t6, table6, SLOTS - 1, &fp_slot_shape6);
+	t6.no_readers = t6.owner = true;
+	CHECK_EQ(fp_slots_sync_all((struct fp_slots *[]){&t4, NULL, &t6}, 3), 0,
+		 "a sync with nothing queued");
+	i4 = fp_slots_insert(&t4, &k4, &flow4, &existing);
+	i6 = fp_slots_insert(&t6, &k6, &flow6, &existing);
+	CHECK(i4 >= 0 && i6 >= 0, "inserts: %lld, %lld", (long long)i4, (long long)i6);
+	CHECK_EQ(fp_slots_sync_all((struct fp_slots *[]){&t4, NULL, &t6}, 3), 0, "sync");
+	CHECK_EQ(table[i4].key.state, FP_SLOT_LIVE, "the IPv4 entry's state after the sync");
+	CHECK_EQ(table6[i6].key.state, FP_SLOT_LIVE, "the IPv6 entry's state after the sync");
+	CHECK_EQ(fp_slots_delete(&t6, i6), 0, "delete");
+	CHECK_EQ(fp_slots_sync_all((struct fp_slots *[]){&t4, &t6}, 2), 0, "sync");
+	CHECK_EQ(table6[i6].key.state, FP_SLOT_FREE, "the deleted IPv6 slot after the sync");
+	CHECK_EQ(table[i4].key.state, FP_SLOT_LIVE, "the IPv4 entry, left alone");
+	done(&t4);
+	done(&t6);
+	tl_case_end();
+}
+
 void test_slottable(void)
 {
 	test_insert_publish();
@@ -386,4 +420,5 @@ void test_slottable(void)
 	test_deleted_while_closing();
 	test_orphans_and_next_hops();
 	test_ipv6_slots();
+	test_sync_all();
 }
