@@ -24,7 +24,7 @@ struct fp_options {
 	bool watch;	     /* --watch */
 	bool foreground;     /* --foreground */
 	int mode;	     /* --mode: enum fp_hook (hooks.h), 0 for auto */
-	uint32_t flows;	     /* --flows: entries per family */
+	uint32_t flows;	     /* --flows: entries per family; 0: from conntrack's limit */
 	uint32_t lease_s;    /* --lease */
 	uint32_t scan_ms;    /* --scan-ms */
 	uint32_t skip_mark;  /* --skip-mark MARK[/MASK] */

@@ -307,6 +307,49 @@ struct xdp_fastpath *fp_datapath_open(uint32_t kernel)
 	return skel;
 }
 
+uint32_t fp_flows_for_conntrack(uint32_t ct_max)
+{
+	uint32_t flows = FP_MIN_DEFAULT_FLOWS;
+
+	if (ct_max == 0)
+		return FP_DEFAULT_FLOWS;
+	while (flows < FP_DEFAULT_FLOWS && flows / 2 < ct_max)
+		flows <<= 1;
+	return flows;
+}
+
+/* nf_conntrack_max as this network namespace reads it (its netns shares the first's);
+ * 0 without conntrack loaded, which then sets no limit of its own. */
+static uint32_t conntrack_max(void)
+{
+	FILE *f = fopen("/proc/sys/net/netfilter/nf_conntrack_max", "r");
+	unsigned int max = 0;
+
+	if (!f)
+		return 0;
+	if (fscanf(f, "%u", &max) != 1)
+		max = 0;
+	fclose(f);
+	return max;
+}
+
+/* The flow table entries a family: --flows, or what conntrack can ever hold. */
+static uint32_t table_flows(const struct fp_options *opt)
+{
+	uint32_t ct_max, flows;
+
+	if (opt->flows)
+		return opt->flows;
+	ct_max = conntrack_max();
+	flows = fp_flows_for_conntrack(ct_max);
+	if (ct_max)
+		fp_log(LOG_INFO, "flow tables: %u entries a family, twice nf_conntrack_max (%u)",
+		       flows, ct_max);
+	else
+		fp_log(LOG_INFO, "flow tables: %u entries a family (no nf_conntrack_max)", flows);
+	return flows;
+}
+
 void fp_datapath_set_slots(struct xdp_fastpath *skel, uint32_t slots4, uint32_t slots6)
 {
 	bpf_map__set_max_entries(skel->maps.fp_flows4, slots4);
@@ -319,6 +362,7 @@ void fp_datapath_set_slots(struct xdp_fastpath *skel, uint32_t slots4, uint32_t 
 int fp_instance_create(struct fp_instance *inst, const struct fp_options *opt)
 {
 	struct fp_config cfg = {.nh_gen = 1, .lease_ns = (uint64_t)opt->lease_s * 1000000000ull};
+	uint32_t flows = table_flows(opt);
 	struct xdp_fastpath *skel;
 	struct bpf_map *map;
 	char path[PATH_MAX];
@@ -332,11 +376,11 @@ int fp_instance_create(struct fp_instance *inst, const struct fp_options *opt)
 		fp_err("cannot open the embedded BPF object: %s", strerror(errno));
 		return -errno;
 	}
-	fp_datapath_set_slots(skel, fp_slots_for(opt->flows), fp_slots_for(opt->flows));
+	fp_datapath_set_slots(skel, fp_slots_for(flows), fp_slots_for(flows));
 	/* Every flow may have a mark (mwan3 marks them all). */
-	bpf_map__set_max_entries(skel->maps.fp_marks4, opt->flows);
-	bpf_map__set_max_entries(skel->maps.fp_marks6, opt->flows);
-	bpf_map__set_max_entries(skel->maps.fp_nat6, opt->flows);
+	bpf_map__set_max_entries(skel->maps.fp_marks4, flows);
+	bpf_map__set_max_entries(skel->maps.fp_marks6, flows);
+	bpf_map__set_max_entries(skel->maps.fp_nat6, flows);
 	/* Without --steer, cpumap entries that can run no program: generic XDP before 5.15
 	 * takes no program using a cpumap whose entries could (EINVAL). */
 	if (!opt->steer)

@@ -15,6 +15,13 @@ int fp_command_open(const char *cmd, int argc, const struct fp_options *opt,
 		    struct fp_instance *inst);
 /* The embedded datapath, opened for a kernel with these FP_KERNEL_* features; not loaded. */
 struct xdp_fastpath *fp_datapath_open(uint32_t kernel);
+/*
+ * --flows when it is not given: twice conntrack's limit of connections @ct_max (each takes
+ * an entry a way), a power of two from FP_MIN_DEFAULT_FLOWS to FP_DEFAULT_FLOWS; that
+ * most when conntrack sets no limit (0).
+ */
+#define FP_MIN_DEFAULT_FLOWS 1024
+uint32_t fp_flows_for_conntrack(uint32_t ct_max);
 /* Sizes fp_flows4 to @slots (fp_slots_for), before the load. */
 void fp_datapath_set_slots(struct xdp_fastpath *skel, uint32_t slots4, uint32_t slots6);
 /* Loads and pins the XDP entry point, and the cpumap's with --steer, with every map. */

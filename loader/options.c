@@ -12,6 +12,7 @@
 
 #include "common.h"
 #include "hooks.h"
+#include "instance.h"
 #include "options.h"
 
 void fp_usage(FILE *f)
@@ -35,7 +36,8 @@ void fp_usage(FILE *f)
 		"\n"
 		"Options of attach:\n"
 		"  -m, --mode MODE      native, generic, tc, split or auto (default auto)\n"
-		"  -n, --flows N        flow table size per family, at first attach (default %u)\n"
+		"  -n, --flows N        flow table size per family, at first attach (default\n"
+		"                       twice nf_conntrack_max, from %u to %u)\n"
 		"  -l, --lease S        heartbeat lease in seconds: with the daemon silent that\n"
 		"                       long, all traffic goes to the kernel; 0 disables (default "
 		"%u)\n"
@@ -61,7 +63,7 @@ void fp_usage(FILE *f)
 		"  -v, --verbose        more log output (twice: debug)\n"
 		"  -V, --version        print the version\n"
 		"  -h, --help           this text\n",
-		FP_DEFAULT_FLOWS, FP_DEFAULT_LEASE_S, FP_DEFAULT_SCAN_MS,
+		FP_MIN_DEFAULT_FLOWS, FP_DEFAULT_FLOWS, FP_DEFAULT_LEASE_S, FP_DEFAULT_SCAN_MS,
 		FP_DEFAULT_EVENT_BUFFER_MIB, FP_MAX_EVENT_BUFFER_MIB, FP_DEFAULT_PIN_ROOT);
 }
 
@@ -179,7 +181,6 @@ int fp_options_parse(int argc, char **argv, struct fp_options *opt)
 	*opt = (struct fp_options){
 		.pin_dir = getenv("XDP_FASTPATH_PIN_DIR") ? getenv("XDP_FASTPATH_PIN_DIR")
 							  : FP_DEFAULT_PIN_ROOT,
-		.flows = FP_DEFAULT_FLOWS,
 		.lease_s = FP_DEFAULT_LEASE_S,
 		.scan_ms = FP_DEFAULT_SCAN_MS,
 		.event_buffer = FP_DEFAULT_EVENT_BUFFER_MIB << 20,

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "instance.h"
 #include "slottable.h"
 #include "testlib.h"
 #include "tests.h"
@@ -412,6 +413,35 @@ static void test_sync_all(void)
 	tl_case_end();
 }
 
+/* --flows when not given: room for every connection conntrack may hold, both ways. */
+static void test_default_size(void)
+{
+	static const struct {
+		uint32_t ct_max, flows;
+	} sizes[] = {
+		{0, FP_DEFAULT_FLOWS}, /* no limit */
+		{1, FP_MIN_DEFAULT_FLOWS},
+		{512, FP_MIN_DEFAULT_FLOWS},
+		{513, 2048},
+		{3000, 8192},
+		{16384, 32768}, /* OpenWrt's */
+		{16385, FP_DEFAULT_FLOWS},
+		{262144, FP_DEFAULT_FLOWS},
+		{UINT32_MAX, FP_DEFAULT_FLOWS},
+	};
+
+	tl_case_begin("slots: the default size follows nf_conntrack_max");
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		uint32_t flows = fp_flows_for_conntrack(sizes[i].ct_max);
+
+		CHECK(flows == sizes[i].flows, "nf_conntrack_max %u: %u entries, want %u",
+		      sizes[i].ct_max, flows, sizes[i].flows);
+		/* A table of that many slots takes exactly that many entries. */
+		CHECK_EQ(fp_slots_for(flows) / 2, flows, "the table's capacity");
+	}
+	tl_case_end();
+}
+
 void test_slottable(void)
 {
 	test_insert_publish();
@@ -421,4 +451,5 @@ void test_slottable(void)
 	test_orphans_and_next_hops();
 	test_ipv6_slots();
 	test_sync_all();
+	test_default_size();
 }

@@ -14,7 +14,7 @@ check "the systemd unit passes systemd-analyze verify" \
 
 # OpenWrt: procd and UCI stubbed; the config is the sample with this testbed's values.
 sed -e "s/option enabled '0'/option enabled '1'/" -e "s/'eth0'/'r0'/" -e "s/'eth1'/'r1'/" \
-	-e "s/option flows '65536'/option flows '4096'/" \
+	-e "s/#option flows '[0-9]*'/option flows '4096'/" \
 	-e "s/#option skip_mark '0x100\/0xff00'/option skip_mark '0x10\/0xf0'/" \
 	-e "s/option steer '0'/option steer '1'/" \
 	"$TB_ROOT/scripts/openwrt/xdp-fastpath.config" >"$TB_TMP/uci"
