@@ -83,6 +83,10 @@ void fx_setup(void)
 	fx_sh("ip link add fp_port address 02:00:00:00:03:01 mtu %d type veth peer name "
 	      "fp_port_peer mtu %d",
 	      FX_WAN_MTU, FX_WAN_MTU);
+	/* make bench-prog attaches programs to fp_port and counts their runs: without IPv6
+	 * its peer sends it no router solicitation or MLD report, which would run them too. */
+	fx_sh("sysctl -qw net.ipv6.conf.fp_port.disable_ipv6=1 "
+	      "net.ipv6.conf.fp_port_peer.disable_ipv6=1");
 	fx_sh("for l in fp_lan fp_lan_peer fp_wan fp_wan_peer fp_port fp_port_peer; do "
 	      "ip link set $l up; done");
 	fx_sh("ip addr add 198.18.1.1/24 dev fp_lan && ip addr add 198.19.2.1/24 dev fp_wan");
