@@ -381,7 +381,9 @@ int cmd_status(int argc, char **argv, struct fp_options *opt)
 		       cfg.lease_ns && hb_age > (double)cfg.lease_ns / 1e9 ? " (expired)" : "");
 	else
 		printf("heartbeat   stopped\n");
-	printf("flows       %u IPv4, %u IPv6 entries (at most %u each)\n", v4, v6, max_flows);
+	/* Both tables are allocated whole: 64-byte slots, twice as many as entries. */
+	printf("flows       %u IPv4, %u IPv6 entries (at most %u each, %.1f MiB a table)\n", v4, v6,
+	       max_flows, (double)(inst.slots4->mask + 1) * sizeof(struct fp_slot4) / (1 << 20));
 	printf("conntrack   %llu offloaded, %llu events, %llu overruns, %llu resyncs, "
 	       "%llu refreshed, %llu table full, %llu errors\n",
 	       (unsigned long long)ds.offloaded, (unsigned long long)ds.events,

@@ -16,6 +16,8 @@ check "without --flows: twice nf_conntrack_max (3000), to a power of two" \
 	eq "$(tb_status | jq .max_flows)" 8192
 check "... allocated so: 16384 IPv4 slots" eq "$(slots fp_flows4)" 16384
 check "... and 16384 IPv6 slots" eq "$(slots fp_flows6)" 16384
+shown() { fastpath status | grep -q "at most $1 each, $2 MiB a table"; }
+check "... which status shows" shown 8192 1.0
 tb_udp_server 6000
 tb_share_start
 check "... and the fastpath carries a conversation" \
@@ -29,4 +31,5 @@ check "... allocated so: 4096 slots" eq "$(slots fp_flows4)" 4096
 echo 0 >"$ct_max" # no limit
 tb_reattach unlimited || exit 1
 check "conntrack without a limit: 65536" eq "$(tb_status | jq .max_flows)" 65536
+check "... 8 MiB a table" shown 65536 8.0
 tb_done
