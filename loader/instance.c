@@ -318,21 +318,6 @@ uint32_t fp_flows_for_conntrack(uint32_t ct_max)
 	return flows;
 }
 
-/* nf_conntrack_max as this network namespace reads it (its netns shares the first's);
- * 0 without conntrack loaded, which then sets no limit of its own. */
-static uint32_t conntrack_max(void)
-{
-	FILE *f = fopen("/proc/sys/net/netfilter/nf_conntrack_max", "r");
-	unsigned int max = 0;
-
-	if (!f)
-		return 0;
-	if (fscanf(f, "%u", &max) != 1)
-		max = 0;
-	fclose(f);
-	return max;
-}
-
 /* The flow table entries a family: --flows, or what conntrack can ever hold. */
 static uint32_t table_flows(const struct fp_options *opt)
 {
@@ -340,7 +325,9 @@ static uint32_t table_flows(const struct fp_options *opt)
 
 	if (opt->flows)
 		return opt->flows;
-	ct_max = conntrack_max();
+	/* As this network namespace reads it (each shares the first's); none without
+	 * conntrack loaded, which then sets no limit of its own. */
+	ct_max = fp_read_u32_file("/proc/sys/net/netfilter/nf_conntrack_max", 0);
 	flows = fp_flows_for_conntrack(ct_max);
 	if (ct_max)
 		fp_log(LOG_INFO, "flow tables: %u entries a family, twice nf_conntrack_max (%u)",
