@@ -64,6 +64,7 @@
 #define POLL_BUDGET	 1024 /* conntrack GETs per scan for polled entries */
 #define TABLE_WALK_SCANS 64   /* scans between two walks of the whole tables, at most */
 #define TABLE_SPARSE	 64   /* entries in at most 1/this of the slots: read by record */
+#define TABLE_FULL_LOG_NS (60 * 1000000000ull) /* a full table is logged at most this often */
 
 static struct mnl_socket *ct_socket(unsigned int groups)
 {
@@ -682,6 +683,27 @@ static bool table_sparse(const struct fp_slots *t)
 	return t && (uint64_t)t->used * TABLE_SPARSE <= (uint64_t)t->mask + 1;
 }
 
+/*
+ * Connections a full table refused stay with the kernel, slower but intact: only the log
+ * and the table_full counter tell. The table's size is fixed when the program is loaded.
+ */
+static void log_table_full(struct fp_ctsync *cs, uint64_t now_ns)
+{
+	uint64_t refused = cs->state->table_full - cs->table_full_logged;
+
+	if (!refused || (cs->table_full_log_ns &&
+			 fp_elapsed_ns(now_ns, cs->table_full_log_ns) < TABLE_FULL_LOG_NS))
+		return;
+	fp_log(LOG_WARNING,
+	       "flow table full (%u entries a family): %llu entries refused, their "
+	       "connections left to the kernel; "
+	       "%s, then detach every interface and attach again to resize it",
+	       cs->inst->slots4->capacity, (unsigned long long)refused,
+	       cs->opt->flows ? "raise --flows" : "raise nf_conntrack_max or give --flows");
+	cs->table_full_logged = cs->state->table_full;
+	cs->table_full_log_ns = now_ns;
+}
+
 void ctsync_scan(struct fp_ctsync *cs, uint64_t now_ns)
 {
 	struct scan_ctx sc = {.cs = cs, .now = now_ns};
@@ -710,6 +732,7 @@ void ctsync_scan(struct fp_ctsync *cs, uint64_t now_ns)
 	conntable_reap(&cs->table, withdraw_doomed, cs);
 	resync_if_needed(cs);
 	count_offloaded(cs);
+	log_table_full(cs, sc.now);
 }
 
 static void doom_ifindex(struct fp_conn *c, void *arg)

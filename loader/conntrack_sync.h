@@ -31,6 +31,8 @@ struct fp_ctsync {
 	uint32_t polled;	 /* records with polled set */
 	uint32_t next_poll_slot; /* the next polled record's slot */
 	uint64_t scans;
+	uint64_t table_full_logged; /* state->table_full when last logged */
+	uint64_t table_full_log_ns; /* when: fp_now_ns() */
 	/* Scans since the last that walked the whole tables; at TABLE_WALK_SCANS the next
 	 * one does (see the .c) */
 	uint32_t scans_since_walk;

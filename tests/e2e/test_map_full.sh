@@ -17,6 +17,13 @@ check "... the other 4 counted as table_full (both directions each)" \
 	eq "$(jq .table_full <<<"$st")" 8
 check "... and no error" eq "$(jq .errors <<<"$st")" 0
 check "the daemon keeps running" ge "$(tb_daemon_pid)" 1
+# The operator learns it from the log, once a minute at most, with what to do.
+full_logged() {
+	grep -q 'flow table full (16 entries a family).*raise --flows' "$TB_TMP/daemon.log"
+}
+check "the daemon logs the full table" tb_wait 3 full_logged
+check "... once" eq "$(grep -c 'flow table full' "$TB_TMP/daemon.log")" 1
+tb_log "    $(grep 'flow table full' "$TB_TMP/daemon.log")"
 
 # Free the room of four offloaded connections: a new connection is offloaded again.
 for i in 0 1 2 3; do
