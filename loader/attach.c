@@ -22,6 +22,7 @@
 #include "hooks.h"
 #include "instance.h"
 #include "qdisc.h"
+#include "slottable.h"
 #include "steer.h"
 #include "topology.h"
 #include "veth_peer.h"
@@ -289,6 +290,12 @@ static void detach_ifindex(const struct fp_instance *inst, int ifindex)
 	fp_flows_delete_ifindex(inst, ifindex);
 }
 
+/* --flows given for an instance whose tables, sized when it was made, have another size. */
+static bool flows_differ(const struct fp_instance *inst, const struct fp_options *opt)
+{
+	return inst->pin_dir[0] && opt->flows && opt->flows != inst->slots4->capacity;
+}
+
 int cmd_attach(int argc, char **argv, struct fp_options *opt)
 {
 	struct iface ifs[MAX_IFACES];
@@ -318,12 +325,24 @@ int cmd_attach(int argc, char **argv, struct fp_options *opt)
 	 * foreground attach): restart the daemon, which adopts the pinned maps.
 	 */
 	if (inst.pin_dir[0] && all_attached_here(&inst, ifs, argc) && fp_daemon_pid(&inst) <= 0) {
+		/* Not refused: the interfaces would stay attached with no daemon. */
+		if (flows_differ(&inst, opt))
+			fp_log(LOG_WARNING,
+			       "--flows %u not applied: the flow tables keep their %u entries "
+			       "until every interface is detached",
+			       opt->flows, inst.slots4->capacity);
 		for (int i = 0; i < argc; i++)
 			printf("%s: already attached; restarting the sync daemon\n", ifs[i].name);
 		fflush(stdout);
 		err = fp_daemon_start(&inst, opt);
 		fp_instance_close(&inst);
 		return err ? 1 : 0;
+	}
+	if (flows_differ(&inst, opt)) {
+		fp_err("the flow tables have %u entries, fixed when the first interface was "
+		       "attached: detach every interface to change --flows",
+		       inst.slots4->capacity);
+		goto out_close;
 	}
 	/* Check every interface before changing anything. */
 	for (int i = 0; i < argc; i++)

@@ -15,7 +15,13 @@ one_way() { [ "$(tb_flow_entries)" = 1 ]; }
 check "with only r1 attached, the conversation is offloaded one way (from r1)" tb_wait 5 one_way
 check "... keyed on r1" eq "$(fastpath flows --json | jq -r '.[].in')" r1
 
-fastpath attach r0 >/dev/null || exit 1
+# The tables' size is fixed: another --flows for r0 is refused, and r0 stays unattached.
+flows=$(tb_status | jq .max_flows)
+check "attaching r0 with another --flows is refused" \
+	tb_expect_error 1 "have $flows entries.*detach every interface to change --flows" \
+	fastpath attach r0 --flows $((flows * 2))
+check "... and changes nothing" eq "$(tb_status | jq -c '[.interfaces[].name]')" '["r1"]'
+fastpath attach r0 --flows "$flows" >/dev/null || exit 1
 both_ways() { [ "$(tb_flow_entries)" = 2 ]; }
 check "once r0 is attached too, the daemon offloads the other way (within a scan)" \
 	tb_wait 3 both_ways

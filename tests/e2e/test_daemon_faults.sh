@@ -37,9 +37,14 @@ tb_log "    the transfer went on for $((SECONDS - killed)) s after the kill (lea
 check "a transfer survives SIGKILL of the daemon" eq "$(cat "$TB_TMP/sha1")" "$want"
 check "after the lease the kernel carries the traffic" ge "$(($(tb_stat pass_heartbeat) - hb0))" 1000
 
-# 2. attach again restarts the daemon, which adopts the pinned maps.
-check "attach restarts a dead daemon" tb_attach
+# 2. attach again restarts the daemon, which adopts the pinned maps: their size too, so
+# another --flows is not applied, with a warning (refusing would leave no daemon).
+tb_attach --flows 512 2>"$TB_TMP/restart.err"
+check "attach restarts a dead daemon" eq "$?" 0
 check "a daemon runs again" ge "$(tb_daemon_pid)" 1
+check "... warning that --flows 512 is not applied" \
+	grep -q "flows 512 not applied: the flow tables keep their 256 entries" "$TB_TMP/restart.err"
+check "... and the tables keep their size" eq "$(tb_status | jq .max_flows)" 256
 tb_share_start
 check "a transfer after the restart arrives intact" eq "$(tb_tcp_transfer "$file" up)" "$want"
 check "and the fastpath carries it again" tb_share_at_least 95
