@@ -290,10 +290,76 @@ static void detach_ifindex(const struct fp_instance *inst, int ifindex)
 	fp_flows_delete_ifindex(inst, ifindex);
 }
 
+/* Detaches every interface and removes the instance (its daemon stopped already). */
+static void remove_instance(struct fp_instance *inst, const char *pin_dir)
+{
+	int linked[MAX_IFACES], nr_linked = fp_hook_pinned_all(inst, linked, MAX_IFACES);
+
+	for (int i = 0; i < nr_linked; i++) {
+		char name[IF_NAMESIZE];
+
+		fp_ifname(linked[i], name);
+		detach_ifindex(inst, linked[i]);
+		printf("%s: detached\n", name);
+	}
+	fp_instance_close(inst);
+	fp_instance_unpin(pin_dir);
+	inst->pin_dir[0] = '\0';
+}
+
 /* --flows given for an instance whose tables, sized when it was made, have another size. */
 static bool flows_differ(const struct fp_instance *inst, const struct fp_options *opt)
 {
 	return inst->pin_dir[0] && opt->flows && opt->flows != inst->slots4->capacity;
+}
+
+static bool named(const struct iface *ifs, int n, int ifindex)
+{
+	for (int i = 0; i < n; i++)
+		if (ifs[i].ifindex == ifindex)
+			return true;
+	return false;
+}
+
+/*
+ * A supervisor's attach (--foreground: procd, systemd) names every interface the instance
+ * is to have. procd starts the daemon anew with the new command line when the service's
+ * configuration changes, and the interfaces stay attached meanwhile: with no daemon
+ * running, the instance is made what the command line says. An interface it no longer
+ * names is detached; another --flows takes a new instance (the old one is removed:
+ * inst->pin_dir emptied); a named interface attached already stays as it is, moved to
+ * the end of @ifs. Returns how many, at the start of @ifs, are left to attach.
+ */
+static int supervise_instance(struct fp_instance *inst, struct iface *ifs, int n,
+			      const struct fp_options *opt)
+{
+	int linked[MAX_IFACES], nr_linked, todo = 0, nr_kept = 0;
+	struct iface kept[MAX_IFACES];
+
+	if (flows_differ(inst, opt)) {
+		printf("the flow tables change from %u to %u entries: attaching anew\n",
+		       inst->slots4->capacity, opt->flows);
+		remove_instance(inst, opt->pin_dir);
+		return n;
+	}
+	nr_linked = fp_hook_pinned_all(inst, linked, MAX_IFACES);
+	for (int i = 0; i < nr_linked; i++) {
+		char name[IF_NAMESIZE];
+
+		if (named(ifs, n, linked[i]))
+			continue;
+		fp_ifname(linked[i], name);
+		detach_ifindex(inst, linked[i]);
+		printf("%s: detached (no longer named)\n", name);
+	}
+	for (int i = 0; i < n; i++) {
+		if (fp_hook_pinned(inst, ifs[i].ifindex))
+			kept[nr_kept++] = ifs[i];
+		else
+			ifs[todo++] = ifs[i];
+	}
+	memcpy(&ifs[todo], kept, nr_kept * sizeof(*kept));
+	return todo;
 }
 
 int cmd_attach(int argc, char **argv, struct fp_options *opt)
@@ -301,7 +367,7 @@ int cmd_attach(int argc, char **argv, struct fp_options *opt)
 	struct iface ifs[MAX_IFACES];
 	struct fp_instance inst;
 	bool created = false;
-	int err, lock_fd, done = 0;
+	int err, lock_fd = -1, done = 0, todo;
 
 	if (argc < 1) {
 		fp_err("attach needs an interface, e.g. 'xdp-fastpath attach eth0'");
@@ -320,11 +386,18 @@ int cmd_attach(int argc, char **argv, struct fp_options *opt)
 			fp_err("cannot open %s: %s", opt->pin_dir, strerror(-err));
 		return 1;
 	}
+	todo = argc;
+	if (inst.pin_dir[0] && opt->foreground && fp_daemon_pid(&inst) <= 0) {
+		lock_fd = fp_instance_lock(&inst);
+		if (lock_fd < 0)
+			goto out_close;
+		todo = supervise_instance(&inst, ifs, argc, opt);
+	}
 	/*
-	 * All of them attached already, but no daemon (it died, or systemd restarts a
-	 * foreground attach): restart the daemon, which adopts the pinned maps.
+	 * All of them attached already, but no daemon (it died, or procd or systemd restarts
+	 * a foreground attach): restart the daemon, which adopts the pinned maps.
 	 */
-	if (inst.pin_dir[0] && all_attached_here(&inst, ifs, argc) && fp_daemon_pid(&inst) <= 0) {
+	if (inst.pin_dir[0] && all_attached_here(&inst, ifs, todo) && fp_daemon_pid(&inst) <= 0) {
 		/* Not refused: the interfaces would stay attached with no daemon. */
 		if (flows_differ(&inst, opt))
 			fp_log(LOG_WARNING,
@@ -345,9 +418,9 @@ int cmd_attach(int argc, char **argv, struct fp_options *opt)
 		goto out_close;
 	}
 	/* Check every interface before changing anything. */
-	for (int i = 0; i < argc; i++)
+	for (int i = 0; i < todo; i++)
 		choose_hook(&ifs[i], opt->mode);
-	for (int i = 0; i < argc; i++)
+	for (int i = 0; i < todo; i++)
 		if (check_port(&ifs[i]) || check_bond(&ifs[i]) || check_redirect_target(&ifs[i]) ||
 		    check_peer_checksum(&ifs[i]) ||
 		    check_free(inst.pin_dir[0] ? &inst : NULL, &ifs[i]) ||
@@ -359,18 +432,21 @@ int cmd_attach(int argc, char **argv, struct fp_options *opt)
 			return 1;
 		created = true;
 	}
-	lock_fd = fp_instance_lock(&inst);
+	if (lock_fd < 0)
+		lock_fd = fp_instance_lock(&inst);
 	if (lock_fd < 0)
 		goto out_undo;
 	if (opt->steer && fp_steer_enable(&inst, opt->steer_cpus))
 		goto out_undo;
-	for (; done < argc; done++) {
+	for (; done < todo; done++) {
 		if (attach_one(&inst, &ifs[done], opt->mode)) {
 			done++; /* undo its partial state too */
 			goto out_undo;
 		}
 	}
-	for (int i = 0; i < argc; i++) {
+	for (int i = todo; i < argc; i++)
+		printf("%s: already attached\n", ifs[i].name);
+	for (int i = 0; i < todo; i++) {
 		if (ifs[i].hook == FP_HOOK_TC)
 			printf("%s: attached (tc hook, %s)", ifs[i].name, ifs[i].how);
 		else if (ifs[i].hook == FP_HOOK_SPLIT)
@@ -404,7 +480,7 @@ out_close:
 int cmd_detach(int argc, char **argv, struct fp_options *opt)
 {
 	struct iface ifs[MAX_IFACES];
-	int linked[MAX_IFACES], nr_linked;
+	int linked[MAX_IFACES];
 	struct fp_instance inst;
 	int err;
 
@@ -440,16 +516,7 @@ int cmd_detach(int argc, char **argv, struct fp_options *opt)
 
 	/* Nothing left attached: stop the daemon and remove the instance. */
 	fp_daemon_stop(&inst);
-	nr_linked = fp_hook_pinned_all(&inst, linked, MAX_IFACES);
-	for (int i = 0; i < nr_linked; i++) {
-		char name[IF_NAMESIZE];
-
-		fp_ifname(linked[i], name);
-		detach_ifindex(&inst, linked[i]);
-		printf("%s: detached\n", name);
-	}
-	fp_instance_close(&inst);
-	fp_instance_unpin(opt->pin_dir);
+	remove_instance(&inst, opt->pin_dir);
 	return 0;
 out_ok:
 	fp_instance_close(&inst);
