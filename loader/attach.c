@@ -326,9 +326,11 @@ static bool named(const struct iface *ifs, int n, int ifindex)
  * is to have. procd starts the daemon anew with the new command line when the service's
  * configuration changes, and the interfaces stay attached meanwhile: with no daemon
  * running, the instance is made what the command line says. An interface it no longer
- * names is detached; another --flows takes a new instance (the old one is removed:
- * inst->pin_dir emptied); a named interface attached already stays as it is, moved to
- * the end of @ifs. Returns how many, at the start of @ifs, are left to attach.
+ * names is detached; what is fixed when the program is loaded (another --flows, --steer
+ * for an instance loaded without) takes a new instance (the old one is removed:
+ * inst->pin_dir emptied); steering goes off without --steer; a named interface attached
+ * already stays as it is, moved to the end of @ifs. Returns how many, at the start of
+ * @ifs, are left to attach.
  */
 static int supervise_instance(struct fp_instance *inst, struct iface *ifs, int n,
 			      const struct fp_options *opt)
@@ -336,12 +338,17 @@ static int supervise_instance(struct fp_instance *inst, struct iface *ifs, int n
 	int linked[MAX_IFACES], nr_linked, todo = 0, nr_kept = 0;
 	struct iface kept[MAX_IFACES];
 
-	if (flows_differ(inst, opt)) {
-		printf("the flow tables change from %u to %u entries: attaching anew\n",
-		       inst->slots4->capacity, opt->flows);
+	if (flows_differ(inst, opt) || (opt->steer && !fp_steer_capable(inst))) {
+		if (flows_differ(inst, opt))
+			printf("the flow tables change from %u to %u entries: attaching anew\n",
+			       inst->slots4->capacity, opt->flows);
+		else
+			printf("--steer, which the program was loaded without: attaching anew\n");
 		remove_instance(inst, opt->pin_dir);
 		return n;
 	}
+	if (!opt->steer)
+		fp_steer_disable(inst);
 	nr_linked = fp_hook_pinned_all(inst, linked, MAX_IFACES);
 	for (int i = 0; i < nr_linked; i++) {
 		char name[IF_NAMESIZE];
@@ -404,6 +411,11 @@ int cmd_attach(int argc, char **argv, struct fp_options *opt)
 			       "--flows %u not applied: the flow tables keep their %u entries "
 			       "until every interface is detached",
 			       opt->flows, inst.slots4->capacity);
+		if (opt->steer && !fp_steer_capable(&inst))
+			fp_log(LOG_WARNING, "--steer not applied: the program was loaded without "
+					    "it; detach every interface first");
+		else if (opt->steer)
+			fp_steer_enable(&inst, opt->steer_cpus); /* says why if it fails */
 		for (int i = 0; i < argc; i++)
 			printf("%s: already attached; restarting the sync daemon\n", ifs[i].name);
 		fflush(stdout);

@@ -112,3 +112,19 @@ int fp_steer_enable(const struct fp_instance *inst, const char *cpus)
 		err = fp_change_config(inst, set_steer_cpus, &slots);
 	return err;
 }
+
+int fp_steer_disable(const struct fp_instance *inst)
+{
+	struct bpf_map_info info = {};
+	uint32_t info_len = sizeof(info), none = 0;
+	int err;
+
+	/* The datapath steers nothing once steer_cpus is 0; then the cpumap's entries, each
+	 * a kernel thread, can go. */
+	err = fp_change_config(inst, set_steer_cpus, &none);
+	if (err || bpf_obj_get_info_by_fd(inst->cpus_fd, &info, &info_len))
+		return err;
+	for (uint32_t cpu = 0; cpu < info.max_entries; cpu++)
+		bpf_map_delete_elem(inst->cpus_fd, &cpu);
+	return 0;
+}

@@ -18,5 +18,7 @@ bool fp_steer_capable(const struct fp_instance *inst);
 /* A cpumap entry running the fastpath on each CPU of cpus (a CPU list, NULL: all online),
  * and the config on. */
 int fp_steer_enable(const struct fp_instance *inst, const char *cpus);
+/* Steering off: the config's steer_cpus 0, and no cpumap entry. */
+int fp_steer_disable(const struct fp_instance *inst);
 
 #endif

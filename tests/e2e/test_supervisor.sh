@@ -3,7 +3,8 @@
 # to have. When the service's configuration changes, procd stops the daemon (SIGTERM) and
 # runs the new command line, the interfaces still attached: that command makes the instance
 # what it says. An interface no longer named is detached, a new one attached beside those
-# kept, another --flows makes a new instance; an unchanged command just restarts the daemon.
+# kept, another --flows or --steer (on) makes a new instance, steering goes off without
+# --steer; an unchanged command just restarts the daemon.
 . "$(dirname "$0")/testbed.sh"
 tb_setup
 
@@ -25,6 +26,11 @@ procd_stop() {
 	wait "$SUPERVISED"
 }
 attached() { tb_status | jq -c '[.interfaces[].name] | sort'; }
+# A cpumap lists every CPU's key; an empty one's value is an error.
+cpumap_entries() {
+	bpftool map dump pinned "$TB_PIN/fp_cpus" -j |
+		jq '[.[].value | select(type != "object" or (has("error") | not))] | length'
+}
 port=6000
 # A new conversation, offloaded both ways and echoed intact.
 offloads() {
@@ -60,6 +66,22 @@ check "a command with another --flows starts" supervise resized r0 r1 --flows 81
 check "... with tables of the new size" eq "$(tb_status | jq .max_flows)" 8192
 check "... saying so" grep -q "change from 4096 to 8192 entries" "$TB_TMP/resized.out"
 check "... on both interfaces" eq "$(attached)" '["r0","r1"]'
+check "... and offloads" offloads
+
+# --steer is fixed when the program is loaded too (its cpumap runs programs or not).
+procd_stop
+check "a command with --steer starts" supervise steered r0 r1 --flows 8192 --steer
+check "... a new instance that steers over every CPU" \
+	eq "$(tb_status | jq .steer_cpus)" "$(nproc)"
+check "... saying so" grep -q "steer, which the program was loaded without" "$TB_TMP/steered.out"
+check "... with a cpumap entry per CPU" eq "$(cpumap_entries)" "$(nproc)"
+check "... and offloads" offloads
+procd_stop
+check "the command without --steer again starts" supervise unsteered r0 r1 --flows 8192
+check "... and steering is off" eq "$(tb_status | jq .steer_cpus)" 0
+check "... its per-CPU entries gone" eq "$(cpumap_entries)" 0
+check "... the same instance kept" grep -q "r0: already attached; restarting" \
+	"$TB_TMP/unsteered.out"
 check "... and offloads" offloads
 check "no packet was dropped as invalid" eq "$(tb_invalid_dropped)" 0
 
