@@ -67,7 +67,23 @@ check "... with the configured table size" eq "$(tb_status | jq .max_flows)" 409
 check "... and steering on" eq "$(tb_status | jq .steer_cpus)" "$(nproc)"
 check "its stderr, not the journal, has no level prefixes" \
 	bash -c "grep -q '^xdp-fastpath: daemon running' $TB_TMP/foreground.log"
-fastpath detach >/dev/null
+
+# Turned off in UCI: on the reload, start_service makes no instance, so procd stops the
+# daemon (which leaves the interfaces attached, for a respawn): the script detaches them.
+sed "s/option enabled '1'/option enabled '0'/" "$TB_TMP/uci" >"$TB_TMP/uci-off"
+printf '#!/bin/bash\nexec nsenter --net=/run/netns/%s %s --pin-dir %s "$@"\n' \
+	"$TB_RTR" "$FASTPATH_BIN" "$TB_PIN" >"$TB_TMP/prog"
+chmod +x "$TB_TMP/prog"
+turn_off() {
+	UCI_FILE=$TB_TMP/uci-off
+	. "$TB_TMP/procd-stubs.sh"
+	. "$TB_ROOT/scripts/openwrt/xdp-fastpath.init"
+	PROG=$TB_TMP/prog
+	CMD=()
+	start_service && [ ${#CMD[@]} = 0 ]
+}
+check "turned off in UCI, the init script makes no instance" turn_off
+check "... and detaches everything" tb_wait 5 tb_nothing_attached
 
 # The same foreground daemon with its stderr as "the journal" (JOURNAL_STREAM matches it).
 journal=$TB_TMP/journal.log
