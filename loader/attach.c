@@ -338,12 +338,14 @@ static int supervise_instance(struct fp_instance *inst, struct iface *ifs, int n
 	int linked[MAX_IFACES], nr_linked, todo = 0, nr_kept = 0;
 	struct iface kept[MAX_IFACES];
 
-	if (flows_differ(inst, opt) || (opt->steer && !fp_steer_capable(inst))) {
-		if (flows_differ(inst, opt))
-			printf("the flow tables change from %u to %u entries: attaching anew\n",
-			       inst->slots4->capacity, opt->flows);
-		else
-			printf("--steer, which the program was loaded without: attaching anew\n");
+	if (flows_differ(inst, opt)) {
+		printf("the flow tables change from %u to %u entries: attaching anew\n",
+		       inst->slots4->capacity, opt->flows);
+		remove_instance(inst, opt->pin_dir);
+		return n;
+	}
+	if (opt->steer && !fp_steer_capable(inst)) {
+		printf("--steer, which the program was loaded without: attaching anew\n");
 		remove_instance(inst, opt->pin_dir);
 		return n;
 	}
