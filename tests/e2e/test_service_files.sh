@@ -33,15 +33,18 @@ procd_set_param() { [ "$1" = command ] && { shift; CMD=("$@"); }; }
 procd_append_param() { [ "$1" = command ] && { shift; CMD+=("$@"); }; }
 procd_add_reload_trigger() { TRIGGERS="$*"; }
 EOS
-build_cmd() {
-	UCI_FILE=$TB_TMP/uci
+# load_init UCI: the init script with procd stubbed, reading the UCI config file UCI.
+load_init() {
+	UCI_FILE=$1
 	. "$TB_TMP/procd-stubs.sh"
 	. "$TB_ROOT/scripts/openwrt/xdp-fastpath.init"
+}
+build_cmd() {
+	load_init "$TB_TMP/uci"
 	start_service && printf '%s\n' "${CMD[@]}"
 }
 triggers() {
-	. "$TB_TMP/procd-stubs.sh"
-	. "$TB_ROOT/scripts/openwrt/xdp-fastpath.init"
+	load_init "$TB_TMP/uci"
 	service_triggers && echo "$TRIGGERS"
 }
 # procd re-runs start_service when these configs change (an unchanged command keeps the
@@ -56,8 +59,7 @@ cmd[0]=$FASTPATH_BIN
 nsenter --net=/run/netns/"$TB_RTR" env JOURNAL_STREAM="$(stat -c %d:%i "$TB_TMP")" \
 	"${cmd[@]:0:1}" --pin-dir "$TB_PIN" "${cmd[@]:1}" 2>"$TB_TMP/foreground.log" &
 TB_PIDS+=($!)
-running() { [ "$(tb_daemon_pid 2>/dev/null)" -gt 0 ] 2>/dev/null; }
-check "... and that command attaches and runs the daemon" tb_wait 10 running
+check "... and that command attaches and runs the daemon" tb_wait 10 tb_daemon_running
 tb_udp_server 6000
 tb_share_start
 check "... which offloads a conversation" \
@@ -75,9 +77,7 @@ printf '#!/bin/bash\nexec nsenter --net=/run/netns/%s %s --pin-dir %s "$@"\n' \
 	"$TB_RTR" "$FASTPATH_BIN" "$TB_PIN" >"$TB_TMP/prog"
 chmod +x "$TB_TMP/prog"
 turn_off() {
-	UCI_FILE=$TB_TMP/uci-off
-	. "$TB_TMP/procd-stubs.sh"
-	. "$TB_ROOT/scripts/openwrt/xdp-fastpath.init"
+	load_init "$TB_TMP/uci-off"
 	PROG=$TB_TMP/prog
 	CMD=()
 	start_service && [ ${#CMD[@]} = 0 ]
@@ -91,7 +91,7 @@ journal=$TB_TMP/journal.log
 nsenter --net=/run/netns/"$TB_RTR" bash -c "JOURNAL_STREAM=\$(stat -c %d:%i $journal) \
 	exec $FASTPATH_BIN --pin-dir $TB_PIN attach --foreground r0 r1 2>>$journal" &
 TB_PIDS+=($!)
-check "a journal-attached daemon starts" tb_wait 10 running
+check "a journal-attached daemon starts" tb_wait 10 tb_daemon_running
 check "... and its lines carry syslog levels (<5> notice)" \
 	bash -c "grep -q '^<5>xdp-fastpath: daemon running' $journal"
 fastpath detach >/dev/null

@@ -16,9 +16,8 @@ supervise() {
 	fastpath attach --foreground "$@" >"$TB_TMP/$log.out" 2>"$TB_TMP/$log.log" &
 	SUPERVISED=$!
 	TB_PIDS+=("$SUPERVISED")
-	tb_wait 10 running || { cat "$TB_TMP/$log.out" "$TB_TMP/$log.log" >&2; return 1; }
+	tb_wait 10 tb_daemon_running || { cat "$TB_TMP/$log.out" "$TB_TMP/$log.log" >&2; return 1; }
 }
-running() { [ "$(tb_daemon_pid 2>/dev/null)" -gt 0 ] 2>/dev/null; }
 # procd's stop of an instance whose command line changed: SIGTERM to the daemon (the
 # background job is the shell around it), and wait for it to end.
 procd_stop() {

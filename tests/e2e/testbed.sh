@@ -461,6 +461,7 @@ tb_check_conn_flows() { # DESCRIPTION ADDR:PORT FIELD WANT
 	check "$what" eq "$(tb_conn_flows "$ep" "$field")" "$want"
 }
 tb_daemon_pid() { tb_status | jq .daemon_pid; }
+tb_daemon_running() { [ "$(tb_daemon_pid 2>/dev/null)" -gt 0 ] 2>/dev/null; }
 
 # Waits up to SECONDS (at least; fractions allowed) for COMMAND to succeed. Timed with
 # EPOCHREALTIME: bash's SECONDS ticks whole seconds, so "1" could have meant almost 0.
