@@ -40,13 +40,20 @@ static bool cpumap_runs_programs(const struct bpf_map_info *info)
 	return info->value_size > FP_CPUMAP_QSIZE_ONLY;
 }
 
+/* The instance's cpumap (fp_cpus) as the kernel describes it: 0 or -errno. */
+static int cpumap_info(const struct fp_instance *inst, struct bpf_map_info *info)
+{
+	uint32_t info_len = sizeof(*info);
+
+	*info = (struct bpf_map_info){};
+	return bpf_obj_get_info_by_fd(inst->cpus_fd, info, &info_len) ? -errno : 0;
+}
+
 bool fp_steer_capable(const struct fp_instance *inst)
 {
-	struct bpf_map_info info = {};
-	uint32_t info_len = sizeof(info);
+	struct bpf_map_info info;
 
-	return !bpf_obj_get_info_by_fd(inst->cpus_fd, &info, &info_len) &&
-	       cpumap_runs_programs(&info);
+	return !cpumap_info(inst, &info) && cpumap_runs_programs(&info);
 }
 
 static void set_steer_cpus(struct fp_config *cfg, void *slots)
@@ -57,13 +64,14 @@ static void set_steer_cpus(struct fp_config *cfg, void *slots)
 int fp_steer_enable(const struct fp_instance *inst, const char *cpus)
 {
 	bool online[FP_MAX_CPUS], wanted[FP_MAX_CPUS];
-	struct bpf_map_info info = {};
-	uint32_t info_len = sizeof(info), slots = 0;
+	struct bpf_map_info info;
+	uint32_t slots = 0;
 	char path[PATH_MAX];
-	int prog_fd, nr, err = 0;
+	int prog_fd, nr, err;
 
-	if (bpf_obj_get_info_by_fd(inst->cpus_fd, &info, &info_len))
-		return -errno;
+	err = cpumap_info(inst, &info);
+	if (err)
+		return err;
 	if (!cpumap_runs_programs(&info)) {
 		fp_err("--steer: %s was loaded without it (its cpumap runs no programs): detach "
 		       "all and attach with --steer first",
@@ -115,14 +123,17 @@ int fp_steer_enable(const struct fp_instance *inst, const char *cpus)
 
 int fp_steer_disable(const struct fp_instance *inst)
 {
-	struct bpf_map_info info = {};
-	uint32_t info_len = sizeof(info), none = 0;
+	struct bpf_map_info info;
+	uint32_t none = 0;
 	int err;
 
 	/* The datapath steers nothing once steer_cpus is 0; then the cpumap's entries, each
 	 * a kernel thread, can go. */
 	err = fp_change_config(inst, set_steer_cpus, &none);
-	if (err || bpf_obj_get_info_by_fd(inst->cpus_fd, &info, &info_len))
+	if (err)
+		return err;
+	err = cpumap_info(inst, &info);
+	if (err)
 		return err;
 	for (uint32_t cpu = 0; cpu < info.max_entries; cpu++)
 		bpf_map_delete_elem(inst->cpus_fd, &cpu);
