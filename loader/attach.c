@@ -18,32 +18,60 @@
 #include "hooks.h"
 #include "instance.h"
 #include "port_attach.h"
+#include "reattach.h"
 #include "slottable.h"
 #include "steer.h"
 
 #define MAX_IFACES FP_MAX_TX_PORTS
 
-static int resolve_ifaces(int argc, char **argv, struct fp_iface *ifs)
+/*
+ * Resolves the names into @ifs; returns how many it put there, or -errno after a one-line
+ * error. With @missing (a supervisor's attach), a name that is no interface yet goes there
+ * instead of being an error: the daemon attaches it when it comes (reattach.h).
+ */
+static int resolve_ifaces(int argc, char **argv, struct fp_iface *ifs, const char **missing,
+			  int *nr_missing)
 {
+	int n = 0;
+
 	if (argc > MAX_IFACES) {
 		fp_err("at most %d interfaces", MAX_IFACES);
 		return -E2BIG;
 	}
 	for (int i = 0; i < argc; i++) {
-		ifs[i] = (struct fp_iface){.name = argv[i]};
-		ifs[i].ifindex = if_nametoindex(argv[i]);
-		if (!ifs[i].ifindex) {
+		struct fp_iface *ifc = &ifs[n];
+
+		*ifc = (struct fp_iface){.name = argv[i]};
+		ifc->ifindex = if_nametoindex(argv[i]);
+		if (!ifc->ifindex && missing && strlen(argv[i]) < IF_NAMESIZE) {
+			missing[(*nr_missing)++] = argv[i];
+			continue;
+		}
+		if (!ifc->ifindex) {
 			fp_err("%s: no such interface (see 'ip link show')", argv[i]);
 			return -ENODEV;
 		}
-		for (int j = 0; j < i; j++) {
-			if (ifs[j].ifindex == ifs[i].ifindex) {
+		for (int j = 0; j < n; j++) {
+			if (ifs[j].ifindex == ifc->ifindex) {
 				fp_err("%s: named twice", argv[i]);
 				return -EINVAL;
 			}
 		}
+		n++;
 	}
-	return 0;
+	return n;
+}
+
+/* A supervisor's attach: the named interfaces not there are what the daemon awaits. */
+static void await_missing(struct fp_instance *inst, const char **missing, int nr_missing, int mode)
+{
+	struct fp_reattach r = {.inst = inst};
+
+	for (int i = 0; i < nr_missing; i++) {
+		if (reattach_add(&r, missing[i], mode))
+			printf("%s: not there yet; attached when it is\n", missing[i]);
+	}
+	reattach_save(&r);
 }
 
 static bool all_attached_here(const struct fp_instance *inst, const struct fp_iface *ifs, int n)
@@ -66,6 +94,7 @@ static void remove_instance(struct fp_instance *inst, const char *pin_dir)
 		fp_iface_detach(inst, linked[i]);
 		printf("%s: detached\n", name);
 	}
+	reattach_forget(inst);
 	fp_instance_close(inst);
 	fp_instance_unpin(pin_dir);
 	inst->pin_dir[0] = '\0';
@@ -93,8 +122,8 @@ static bool named(const struct fp_iface *ifs, int n, int ifindex)
  * names is detached; what is fixed when the program is loaded (another --flows, --steer
  * for an instance loaded without) takes a new instance (the old one is removed:
  * inst->pin_dir emptied); steering goes off without --steer; a named interface attached
- * already stays as it is, moved to the end of @ifs. Returns how many, at the start of
- * @ifs, are left to attach.
+ * already stays as it is, moved to the end of @ifs. (One named that is not there is
+ * awaited: cmd_attach.) Returns how many, at the start of @ifs, are left to attach.
  */
 static int supervise_instance(struct fp_instance *inst, struct fp_iface *ifs, int n,
 			      const struct fp_options *opt)
@@ -138,9 +167,10 @@ static int supervise_instance(struct fp_instance *inst, struct fp_iface *ifs, in
 int cmd_attach(int argc, char **argv, struct fp_options *opt)
 {
 	struct fp_iface ifs[MAX_IFACES];
+	const char *missing[MAX_IFACES];
 	struct fp_instance inst;
 	bool created = false;
-	int err, lock_fd = -1, done = 0, todo;
+	int err, lock_fd = -1, done = 0, todo, n, nr_missing = 0;
 
 	if (argc < 1) {
 		fp_err("attach needs an interface, e.g. 'xdp-fastpath attach eth0'");
@@ -148,7 +178,8 @@ int cmd_attach(int argc, char **argv, struct fp_options *opt)
 	}
 	if (fp_check_environment(opt->pin_dir, true))
 		return 1;
-	if (resolve_ifaces(argc, argv, ifs))
+	n = resolve_ifaces(argc, argv, ifs, opt->foreground ? missing : NULL, &nr_missing);
+	if (n < 0)
 		return 1;
 
 	err = fp_instance_open(&inst, opt->pin_dir);
@@ -159,12 +190,12 @@ int cmd_attach(int argc, char **argv, struct fp_options *opt)
 			fp_err("cannot open %s: %s", opt->pin_dir, strerror(-err));
 		return 1;
 	}
-	todo = argc;
+	todo = n;
 	if (inst.pin_dir[0] && opt->foreground && fp_daemon_pid(&inst) <= 0) {
 		lock_fd = fp_instance_lock(&inst);
 		if (lock_fd < 0)
 			goto out_close;
-		todo = supervise_instance(&inst, ifs, argc, opt);
+		todo = supervise_instance(&inst, ifs, n, opt);
 	}
 	/*
 	 * All of them attached already, but no daemon (it died, or procd or systemd restarts
@@ -182,8 +213,10 @@ int cmd_attach(int argc, char **argv, struct fp_options *opt)
 					    "it; detach every interface first");
 		else if (opt->steer)
 			fp_steer_enable(&inst, opt->steer_cpus); /* says why if it fails */
-		for (int i = 0; i < argc; i++)
+		for (int i = 0; i < n; i++)
 			printf("%s: already attached; restarting the sync daemon\n", ifs[i].name);
+		if (opt->foreground)
+			await_missing(&inst, missing, nr_missing, opt->mode);
 		fflush(stdout);
 		err = fp_daemon_start(&inst, opt);
 		fp_instance_close(&inst);
@@ -206,6 +239,7 @@ int cmd_attach(int argc, char **argv, struct fp_options *opt)
 		if (fp_instance_create(&inst, opt))
 			return 1;
 		created = true;
+		reattach_forget(&inst); /* what an instance of that name left */
 	}
 	if (lock_fd < 0)
 		lock_fd = fp_instance_lock(&inst);
@@ -219,7 +253,7 @@ int cmd_attach(int argc, char **argv, struct fp_options *opt)
 			goto out_undo;
 		}
 	}
-	for (int i = todo; i < argc; i++)
+	for (int i = todo; i < n; i++)
 		printf("%s: already attached\n", ifs[i].name);
 	for (int i = 0; i < todo; i++) {
 		if (ifs[i].hook == FP_HOOK_TC)
@@ -236,6 +270,8 @@ int cmd_attach(int argc, char **argv, struct fp_options *opt)
 		else
 			printf("\n");
 	}
+	if (opt->foreground && fp_daemon_pid(&inst) <= 0)
+		await_missing(&inst, missing, nr_missing, opt->mode);
 	fflush(stdout);
 
 	err = fp_daemon_start(&inst, opt);
@@ -261,7 +297,7 @@ int cmd_detach(int argc, char **argv, struct fp_options *opt)
 
 	if (fp_check_environment(opt->pin_dir, false))
 		return 1;
-	if (resolve_ifaces(argc, argv, ifs))
+	if (resolve_ifaces(argc, argv, ifs, NULL, NULL) < 0)
 		return 1;
 	err = fp_instance_open(&inst, opt->pin_dir);
 	if (err == -ENOENT) {

@@ -743,6 +743,12 @@ static void doom_ifindex(struct fp_conn *c, void *arg)
 		c->doomed = 1;
 }
 
+void ctsync_port_attached(struct fp_ctsync *cs)
+{
+	cs->state->resyncs++;
+	ctsync_resync(cs);
+}
+
 void ctsync_drop_ifindex(struct fp_ctsync *cs, uint32_t ifindex)
 {
 	conntable_walk(&cs->table, doom_ifindex, &ifindex);

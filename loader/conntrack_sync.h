@@ -55,6 +55,8 @@ int ctsync_resync(struct fp_ctsync *cs);
 void ctsync_read_ports(struct fp_ctsync *cs);
 /* Once per scan: refresh conntrack timeouts of active flows, remove closed and idle ones. */
 void ctsync_scan(struct fp_ctsync *cs, uint64_t now_ns);
+/* A port was attached by the daemon (reattach.c): its connections, from a dump. */
+void ctsync_port_attached(struct fp_ctsync *cs);
 /* Forgets every connection that enters or leaves through ifindex. */
 void ctsync_drop_ifindex(struct fp_ctsync *cs, uint32_t ifindex);
 /*

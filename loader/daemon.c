@@ -39,6 +39,7 @@
 #include "flowmap.h"
 #include "hooks.h"
 #include "instance.h"
+#include "reattach.h"
 #include "route_watch.h"
 #include "slottable.h"
 
@@ -54,6 +55,7 @@ struct daemon {
 	struct fp_firewall firewall;
 	struct fp_ipsec ipsec;
 	struct fp_topology topo;
+	struct fp_reattach reattach; /* attached ports deleted, attached again when back */
 	int timer_fd, signal_fd;
 	size_t table_peak;			    /* records, since the last malloc_trim() */
 	uint64_t last_heartbeat_ns, late_logged_ns; /* scan()'s, for the late-heartbeat warning */
@@ -240,6 +242,13 @@ static void warn_if_late(struct daemon *d, uint64_t scan_start, uint64_t now)
 	d->last_heartbeat_ns = now;
 }
 
+/* Attaches the awaited ports that are back; their connections come from a dump. */
+static void reattach(struct daemon *d)
+{
+	if (d->reattach.nr_awaited && reattach_try(&d->reattach) > 0)
+		ctsync_port_attached(&d->cs);
+}
+
 static void scan(struct daemon *d)
 {
 	uint64_t start = fp_now_ns(), now;
@@ -247,6 +256,7 @@ static void scan(struct daemon *d)
 	/* Deaf to veth peers' namespaces: read the ports' configuration at every scan. */
 	if (route_peer_watch_fd(&d->route) < 0)
 		d->cs.ports.stale = true;
+	reattach(d); /* one it could not lock for, or whose event it missed */
 	ctsync_scan(&d->cs, start);
 	/* After a burst of connections ends, return the freed records' pages to the system:
 	 * glibc keeps them otherwise, and a router's memory is small. */
@@ -276,10 +286,13 @@ static void handle_route_changes(struct daemon *d)
 	if (changes.ports_changed)
 		d->cs.ports.stale = true;
 	for (int i = 0; i < changes.nr_deleted; i++) {
+		const char *name = changes.deleted_names[i];
+
 		/* The kernel dropped it from the devmap; drop its flows and its dead pins. */
-		fp_log(LOG_NOTICE, "interface %u was deleted: removing its flows",
-		       changes.deleted[i]);
+		fp_log(LOG_NOTICE, "interface %u (%s) was deleted: removing its flows",
+		       changes.deleted[i], name[0] ? name : "?");
 		ctsync_drop_ifindex(&d->cs, changes.deleted[i]);
+		reattach_await(&d->reattach, changes.deleted[i], name);
 		fp_hook_forget(d->inst, changes.deleted[i]);
 	}
 	if (changes.nexthops_changed) {
@@ -293,6 +306,8 @@ static void handle_route_changes(struct daemon *d)
 		if (d->cs.ports.topology_changed)
 			write_heartbeat(d, fp_now_ns(), 0);
 	}
+	if (changes.l2_changed) /* a link came, or came up */
+		reattach(d);
 }
 
 static int setup_fds(struct daemon *d)
@@ -325,6 +340,12 @@ static int daemon_run(struct fp_instance *inst, const struct fp_options *opt, in
 	d.state.pid = getpid();
 	d.state.flags = opt->allow_shaping ? FP_DAEMON_ALLOW_SHAPING : 0;
 	d.state.started_ns = fp_now_ns();
+	d.reattach.inst = inst;
+	d.reattach.allow_shaping = opt->allow_shaping;
+	/* What the daemon before awaited, or what a supervisor's attach named and is not there. */
+	d.reattach.nr_awaited = reattach_read(inst, d.reattach.awaited, FP_REATTACH_MAX);
+	for (int i = 0; i < d.reattach.nr_awaited; i++)
+		d.reattach.awaited[i].failed_ifindex = 0; /* tried again */
 	/* Every millisecond between a conntrack event and its flow entry is traffic on the slow
 	 * path: under load, the daemon must win the CPU against the traffic it offloads. */
 	if (setpriority(PRIO_PROCESS, 0, -10))

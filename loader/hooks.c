@@ -492,6 +492,21 @@ void fp_hook_why(const struct fp_instance *inst, int ifindex, char *buf, size_t 
 			*c = ' ';
 }
 
+enum fp_hook fp_hook_requested(const struct fp_instance *inst, int ifindex)
+{
+	char why[FP_HOOK_WHY_LEN], mode[32];
+
+	fp_hook_why(inst, ifindex, why, sizeof(why));
+	/* "--mode tc", or "--mode native; " and its caveats (choose_hook in port_attach.c) */
+	for (enum fp_hook hook = FP_HOOK_NATIVE; hook <= FP_HOOK_SPLIT; hook++) {
+		size_t len = snprintf(mode, sizeof(mode), "--mode %s", fp_hook_name(hook));
+
+		if (!strncmp(why, mode, len) && (why[len] == '\0' || why[len] == ';'))
+			return hook;
+	}
+	return FP_HOOK_AUTO;
+}
+
 bool fp_hook_pinned(const struct fp_instance *inst, int ifindex)
 {
 	return pinned(inst, "link", ifindex) || pinned(inst, "tcx", ifindex) ||

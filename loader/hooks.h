@@ -49,6 +49,8 @@ void fp_hook_forget(const struct fp_instance *inst, int ifindex);
  * /run/xdp-fastpath; fp_hook_why reads it back ("" if there is none). */
 void fp_hook_note(const struct fp_instance *inst, int ifindex, const char *why);
 void fp_hook_why(const struct fp_instance *inst, int ifindex, char *buf, size_t len);
+/* The --mode @ifindex was attached with, as its note says: FP_HOOK_AUTO if auto chose. */
+enum fp_hook fp_hook_requested(const struct fp_instance *inst, int ifindex);
 /* True if the instance attached to @ifindex (it has a pin for it). */
 bool fp_hook_pinned(const struct fp_instance *inst, int ifindex);
 /* The interfaces the instance has pins for; returns how many. */

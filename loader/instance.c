@@ -504,7 +504,10 @@ void fp_run_paths(const struct fp_instance *inst, char *pid, char *lock, size_t 
 
 void fp_run_path(const struct fp_instance *inst, const char *what, int n, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s/%s.%s_%d", FP_RUN_DIR, inst->name, what, n);
+	if (n < 0)
+		snprintf(buf, len, "%s/%s.%s", FP_RUN_DIR, inst->name, what);
+	else
+		snprintf(buf, len, "%s/%s.%s_%d", FP_RUN_DIR, inst->name, what, n);
 }
 
 /*
@@ -575,6 +578,18 @@ int fp_instance_lock(const struct fp_instance *inst)
 	}
 	lock_fd = fd;
 	return fd;
+}
+
+int fp_instance_try_lock(const struct fp_instance *inst)
+{
+	char lock[PATH_MAX];
+	int fd = open_lock_file(inst, lock, sizeof(lock), false), err;
+
+	if (fd < 0 || !flock(fd, LOCK_EX | LOCK_NB))
+		return fd;
+	err = -errno;
+	close(fd);
+	return err;
 }
 
 /* In a forked daemon: it must not keep the command's lock alive. */

@@ -31,10 +31,13 @@ int fp_instance_load_tc(struct fp_instance *inst);
 void fp_instance_close(struct fp_instance *inst);
 void fp_instance_unpin(const char *pin_dir);
 int fp_instance_lock(const struct fp_instance *inst);
+/* The same without waiting, for the daemon, released by closing the fd it returns:
+ * -EWOULDBLOCK while a command holds it. */
+int fp_instance_try_lock(const struct fp_instance *inst);
 void fp_instance_unlock(void);
 /* The pid and lock files' paths under /run/xdp-fastpath; either may be NULL. */
 void fp_run_paths(const struct fp_instance *inst, char *pid, char *lock, size_t len);
-/* Another file of the instance there, INSTANCE.WHAT_N. */
+/* Another file of the instance there, INSTANCE.WHAT_N (INSTANCE.WHAT if @n < 0). */
 void fp_run_path(const struct fp_instance *inst, const char *what, int n, char *buf, size_t len);
 int fp_read_config(const struct fp_instance *inst, struct fp_config *cfg);
 /* Reads fp_config, lets @change change it, writes it back: one writer at a time. */

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * One interface attached to an instance, or detached from it: the checks that refuse it,
- * the hook it gets, its egress map entry (attach.c).
+ * the hook it gets, its egress map entry. attach uses them, and the daemon, which attaches
+ * the ports it awaits when they come (reattach.c).
  */
 #include <errno.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * One interface attached to an instance, or detached from it (port_attach.c), for attach's
- * commands.
+ * One interface attached to an instance, or detached from it (port_attach.c): for attach's
+ * commands, and for the daemon attaching a port it awaited (reattach.c).
  */
 #ifndef FP_PORT_ATTACH_H
 #define FP_PORT_ATTACH_H

@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
@@ -176,6 +177,21 @@ int route_oif(struct fp_route *rt, int family, const uint32_t *addr, uint32_t ma
 	return oif;
 }
 
+/* A link message's IFLA_IFNAME into @name, or "". */
+static void link_name(const struct nlmsghdr *nlh, char name[FP_LINK_NAME_LEN])
+{
+	const struct nlattr *attr;
+
+	name[0] = '\0';
+	mnl_attr_for_each(attr, nlh, sizeof(struct ifinfomsg))
+	{
+		if (mnl_attr_get_type(attr) == IFLA_IFNAME &&
+		    !mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) &&
+		    mnl_attr_get_payload_len(attr) <= FP_LINK_NAME_LEN)
+			snprintf(name, FP_LINK_NAME_LEN, "%s", mnl_attr_get_str(attr));
+	}
+}
+
 static int watch_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct fp_route_changes *changes = data;
@@ -183,11 +199,14 @@ static int watch_cb(const struct nlmsghdr *nlh, void *data)
 	switch (nlh->nlmsg_type) {
 	case RTM_DELLINK: {
 		const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
+		int n = changes->nr_deleted;
 
 		if (mnl_nlmsg_get_payload_len(nlh) >= sizeof(*ifi) &&
-		    changes->nr_deleted <
-			    (int)(sizeof(changes->deleted) / sizeof(changes->deleted[0])))
-			changes->deleted[changes->nr_deleted++] = ifi->ifi_index;
+		    n < (int)(sizeof(changes->deleted) / sizeof(changes->deleted[0]))) {
+			changes->deleted[n] = ifi->ifi_index;
+			link_name(nlh, changes->deleted_names[n]);
+			changes->nr_deleted++;
+		}
 		changes->nexthops_changed = changes->l2_changed = true;
 		break;
 	}

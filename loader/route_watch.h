@@ -44,12 +44,16 @@ int route_oif(struct fp_route *rt, int family, const uint32_t *addr, uint32_t ma
 void route_cache_flush(struct fp_route *rt);
 
 /* What the watcher saw in the messages read by route_watch_read(). */
+/* IF_NAMESIZE, without <net/if.h>, which <linux/if.h> users cannot include */
+#define FP_LINK_NAME_LEN 16
+
 struct fp_route_changes {
 	bool nexthops_changed; /* routes, neighbours, addresses or links changed */
 	bool l2_changed;       /* links or bridge FDB entries: the topology (topology.c) */
 	bool ports_changed;    /* those, qdiscs, or links in other namespaces: the ports'
 				* configuration (ports.c) may have changed */
 	uint32_t deleted[16];  /* ifindexes of deleted links */
+	char deleted_names[16][FP_LINK_NAME_LEN]; /* and their names ("" if none given) */
 	int nr_deleted;
 };
 void route_watch_read(struct fp_route *rt, struct fp_route_changes *changes);

@@ -23,6 +23,7 @@
 #include "ipsec_watch.h"
 #include "kernel.h"
 #include "qdisc.h"
+#include "reattach.h"
 #include "slottable.h"
 #include "veth_peer.h"
 
@@ -43,6 +44,30 @@ static int bridge_hosts(const struct fp_instance *inst, uint32_t bridge)
  * The upper devices the daemon serves (topology.c), one per fp_egress entry: a bridge with
  * its ports (from fp_ingress), a VLAN or a PPPoE session with its port.
  */
+/* The ports the daemon attaches again when they come back (reattach.h). */
+static void print_awaited(const struct fp_instance *inst, int pid, bool json)
+{
+	struct fp_awaited_port ports[FP_REATTACH_MAX];
+	int n = pid > 0 ? reattach_read(inst, ports, FP_REATTACH_MAX) : 0;
+
+	if (json)
+		printf(", \"awaited\": [");
+	else if (n)
+		printf("awaited    ");
+	for (int i = 0; i < n; i++) {
+		bool failed = ports[i].failed_ifindex > 0;
+
+		if (json)
+			printf("%s{\"name\": \"%s\", \"failed\": %s}", i ? ", " : "", ports[i].name,
+			       failed ? "true" : "false");
+		else
+			printf(" %s (%s)", ports[i].name,
+			       failed ? "there, but it failed to attach: see the log"
+				      : "attached when it is there and up");
+	}
+	printf(json ? "]" : n ? "\n" : "");
+}
+
 static void print_upper_devices(const struct fp_instance *inst, bool json)
 {
 	uint32_t upper, *prev = NULL;
@@ -339,6 +364,7 @@ int cmd_status(int argc, char **argv, struct fp_options *opt)
 		       (unsigned long long)stats[FP_STAT_FORWARDED_BYTES],
 		       (unsigned long long)passed, cfg.steer_cpus,
 		       (unsigned long long)stats[FP_STAT_STEERED]);
+		print_awaited(&inst, pid, true);
 		print_upper_devices(&inst, true);
 		print_flowtable(&inst, true);
 		print_ipsec(true);
@@ -368,6 +394,7 @@ int cmd_status(int argc, char **argv, struct fp_options *opt)
 		print_peer_checksum(&inst, ports[i]);
 	}
 	printf("%s\n", nr_ports ? "" : " none");
+	print_awaited(&inst, pid, false);
 	if (pid > 0)
 		printf("daemon      running, pid %d, %llu scans, %llu reads of the ports' "
 		       "configuration\n",

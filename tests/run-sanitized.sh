@@ -42,7 +42,7 @@ result $((rc + $(reports))) "sanitized: fp-test (datapath, conntable, attach) un
 FASTPATH_BIN=$PWD/$san/xdp-fastpath tests/e2e/run.sh test_cycles.sh test_cli_errors.sh \
 	test_operator.sh test_udp.sh test_tcp_nat.sh test_ipv6.sh test_conntrack_events.sh \
 	test_event_storm.sh test_daemon_faults.sh test_link_delete.sh test_tcp_close.sh \
-	test_bridge.sh test_steer.sh test_ipsec.sh
+	test_bridge.sh test_steer.sh test_ipsec.sh test_supervisor.sh
 result $? "sanitized: end-to-end tests with the sanitized command and daemon"
 
 n=$(reports)

@@ -98,6 +98,38 @@ static void set_config(struct fp_config *cfg, void *to)
 	*cfg = *(const struct fp_config *)to;
 }
 
+/* The daemon attaches a port that comes back with the --mode it had: its note says which. */
+static void test_requested_mode(const struct fp_instance *inst)
+{
+	static const struct {
+		const char *note;
+		enum fp_hook want;
+	} notes[] = {
+		{"--mode tc", FP_HOOK_TC},
+		{"--mode native; its packets with partial checksums pass to the kernel",
+		 FP_HOOK_NATIVE},
+		{"--mode generic", FP_HOOK_GENERIC},
+		{"--mode split", FP_HOOK_SPLIT},
+		{"the driver has native XDP", FP_HOOK_AUTO},
+		{"native XDP failed: Invalid argument", FP_HOOK_AUTO},
+		{"--mode tcx", FP_HOOK_AUTO},
+	};
+	enum fp_hook got;
+
+	tl_case_begin("the --mode an interface was attached with is read back from its note");
+	/* The notes live beside the lock file, which the attaches before made. */
+	for (size_t i = 0; i < sizeof(notes) / sizeof(notes[0]); i++) {
+		fp_hook_note(inst, fx.lan_ifindex, notes[i].note);
+		got = fp_hook_requested(inst, fx.lan_ifindex);
+		CHECK(got == notes[i].want, "'%s': %s, want %s", notes[i].note, fp_hook_name(got),
+		      fp_hook_name(notes[i].want));
+	}
+	fp_hook_forget(inst, fx.lan_ifindex);
+	got = fp_hook_requested(inst, fx.lan_ifindex);
+	CHECK(got == FP_HOOK_AUTO, "without a note: %s", fp_hook_name(got));
+	tl_case_end();
+}
+
 /* The tc hook as attach puts it on an interface, and detach takes it off; then split, with
  * TCP through GRO and the tc hook, UDP through XDP. */
 static void test_tc_hook(const struct pkt_spec *in_spec, const struct pkt_spec *out_spec)
@@ -165,6 +197,7 @@ static void test_tc_hook(const struct pkt_spec *in_spec, const struct pkt_spec *
 	CHECK(!strcmp(is, "detached"), "status says '%s' after detach", is);
 	fx_sh("ethtool -K fp_lan gro off >/dev/null");
 	tl_case_end();
+	test_requested_mode(&inst);
 	rmdir(inst.pin_dir);
 	remove_lock_file(&inst);
 }

@@ -19,6 +19,7 @@
 
 #include "fixture.h"
 #include "packet.h"
+#include "route_watch.h"
 #include "testlib.h"
 #include "tests.h"
 #include "topology.h"
@@ -510,6 +511,48 @@ static void test_not_served(const char *pppoe_path)
 	tl_case_end();
 }
 
+/* The daemon awaits a deleted port by the name its RTM_DELLINK gives (reattach.c). */
+static void test_deleted_link_names(void)
+{
+	const struct fake_link links[] = {
+		{.ifindex = 41, .type = ARPHRD_ETHER, .name = "usb0", .mtu = 1500},
+		{.ifindex = 42, .type = ARPHRD_ETHER, .name = "wan-longest-nam", .mtu = 1500},
+	};
+	char *buf = calloc(1, 8192);
+	struct fp_route_cached cache[FP_ROUTE_CACHE_SIZE];
+	struct fp_route rt = {.cache = cache};
+	struct fp_route_changes changes = {0};
+	struct ifinfomsg *ifi;
+	struct nlmsghdr *nlh;
+	size_t len = 0;
+
+	if (!buf)
+		DIE("calloc");
+	tl_case_begin("a deleted link's ifindex and name are read from its RTM_DELLINK");
+	for (int i = 0; i < 2; i++) {
+		nlh = (struct nlmsghdr *)(buf + len);
+		len += put_link(buf + len, &links[i]);
+		nlh->nlmsg_type = RTM_DELLINK;
+	}
+	/* One without IFLA_IFNAME: deleted, name unknown. */
+	nlh = mnl_nlmsg_put_header(buf + len);
+	nlh->nlmsg_type = RTM_DELLINK;
+	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+	ifi->ifi_index = 43;
+	len += nlh->nlmsg_len;
+	route_watch_parse(&rt, buf, len, &changes);
+	CHECK_EQ(changes.nr_deleted, 3, "deleted links");
+	CHECK(changes.deleted[0] == 41 && !strcmp(changes.deleted_names[0], "usb0"),
+	      "first: %u '%s'", changes.deleted[0], changes.deleted_names[0]);
+	CHECK(changes.deleted[1] == 42 && !strcmp(changes.deleted_names[1], "wan-longest-nam"),
+	      "second: %u '%s'", changes.deleted[1], changes.deleted_names[1]);
+	CHECK(changes.deleted[2] == 43 && !changes.deleted_names[2][0], "third: %u '%s'",
+	      changes.deleted[2], changes.deleted_names[2]);
+	CHECK(changes.l2_changed && changes.nexthops_changed, "not a change of links");
+	tl_case_end();
+	free(buf);
+}
+
 void test_topology(void)
 {
 	char path[] = "/tmp/fp-test-pppoe.XXXXXX";
@@ -522,6 +565,7 @@ void test_topology(void)
 	test_bridge_on_vlan(path);
 	test_filtering_bridge(path);
 	test_not_served(path);
+	test_deleted_link_names();
 	unlink(path);
 	fx_reset();
 }

@@ -4,7 +4,8 @@
 # runs the new command line, the interfaces still attached: that command makes the instance
 # what it says. An interface no longer named is detached, a new one attached beside those
 # kept, another --flows or --steer (on) makes a new instance, steering goes off without
-# --steer; an unchanged command just restarts the daemon.
+# --steer; an unchanged command just restarts the daemon. One it names that is not there
+# yet (a wireless interface at boot) is attached by the daemon when it comes.
 . "$(dirname "$0")/testbed.sh"
 tb_setup
 
@@ -32,11 +33,11 @@ cpumap_entries() {
 }
 port=6000
 # A new conversation, offloaded both ways and echoed intact.
-offloads() {
+offloads() { # [SERVER ADDRESS]
 	port=$((port + 1))
 	tb_udp_server $port
 	tb_share_start
-	cli "$FP_UDP" client 198.19.2.2 $port 2000 "$TB_SETTLE_MS" && tb_share_at_least 90
+	cli "$FP_UDP" client "${1:-198.19.2.2}" $port 2000 "$TB_SETTLE_MS" && tb_share_at_least 90
 }
 
 check "the first start attaches r0 and r1" supervise first r0 r1 --flows 4096
@@ -82,6 +83,18 @@ check "... its per-CPU entries gone" eq "$(cpumap_entries)" 0
 check "... the same instance kept" grep -q "r0: already attached; restarting" \
 	"$TB_TMP/unsteered.out"
 check "... and offloads" offloads
+
+procd_stop
+check "a command naming r3, which is not there yet, starts" supervise later r0 r1 r3 --flows 8192
+check "... with r0 and r1" eq "$(attached)" '["r0","r1"]'
+check "... saying r3 comes later" grep -q "r3: not there yet; attached when it is" \
+	"$TB_TMP/later.out"
+check "... which status shows" eq "$(tb_status | jq -c '[.awaited[].name]')" '["r3"]'
+tb_add_second_link
+r3_attached() { eq "$(attached)" '["r0","r1","r3"]'; }
+check "... r3, once there and up, is attached" tb_wait 5 r3_attached
+check "... and awaited no more" eq "$(tb_status | jq -c '.awaited')" '[]'
+check "... and offloads through r3" offloads 198.19.4.2
 check "no packet was dropped as invalid" eq "$(tb_invalid_dropped)" 0
 
 procd_stop

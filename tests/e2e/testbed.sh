@@ -147,10 +147,11 @@ tb_add_second_link() {
 	ip link add s1 netns "$TB_SRV" type veth peer name r3 netns "$TB_RTR"
 	ip -n "$TB_RTR" addr add 198.19.4.1/24 dev r3
 	ip -n "$TB_SRV" addr add 198.19.4.2/24 dev s1
-	ip -n "$TB_RTR" link set r3 up
 	ip -n "$TB_SRV" link set s1 up
 	srv ethtool -K s1 gro on tso off gso off tx off >/dev/null
 	tb_veth_takes_redirects "$TB_SRV" s1
+	# Up once set up, as a port comes (test_supervisor's daemon attaches it then).
+	ip -n "$TB_RTR" link set r3 up
 	rtr nft add rule inet fw forward iifname r0 oifname r3 accept
 	rtr nft add rule inet fw srcnat oifname r3 meta nfproto ipv4 masquerade
 	rtr ping -c1 -W2 198.19.4.2 >/dev/null

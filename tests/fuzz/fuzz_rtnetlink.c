@@ -173,6 +173,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    changes.nr_deleted >
 			    (int)(sizeof(changes.deleted) / sizeof(changes.deleted[0])))
 			fuzz_fail("nr_deleted %d", changes.nr_deleted);
+		for (int i = 0; i < changes.nr_deleted; i++)
+			if (strnlen(changes.deleted_names[i], FP_LINK_NAME_LEN) == FP_LINK_NAME_LEN)
+				fuzz_fail("a deleted link's name is not terminated");
 		if (changes.l2_changed && !changes.nexthops_changed)
 			fuzz_fail("a layer-2 change that changes no next hop");
 		if (changes.nr_deleted && !changes.l2_changed)
