@@ -13,7 +13,8 @@ check "50 MB over IPv6 arrive intact" eq "$(tb_tcp_transfer "$file" up 2001:2:0:
 check "the server sees the client's own address" eq "$(cat "$TB_TMP/peer")" \
 	2001:0002:0000:0001:0000:0000:0000:0002
 tb_udp_server 6000 "$TB_TMP/udp-server.out"
-check "5000 IPv6 datagrams echoed intact" cli "$FP_UDP" client 2001:2:0:2::2 6000 5000
+check "5000 IPv6 datagrams echoed intact" \
+	cli "$FP_UDP" client 2001:2:0:2::2 6000 5000 "$TB_SETTLE_MS"
 wait "${TB_PIDS[-1]}"
 read -r _ _ _ _ _ hops <"$TB_TMP/udp-server.out"
 check "hop limit decremented exactly once (64 -> 63)" eq "$hops" 63-63
@@ -31,7 +32,10 @@ check "NAT66: 20 MB arrive intact" eq "$(tb_tcp_transfer "$file" up 2001:2:0:2::
 check "... from the router's address" eq "$(cat "$TB_TMP/peer")" \
 	2001:0002:0000:0002:0000:0000:0000:0001
 tb_udp_server 6001 "$TB_TMP/udp-nat.out"
-check "NAT66: 2000 datagrams echoed intact" cli "$FP_UDP" client 2001:2:0:2::2 6001 2000
+# After the first echo, a pause for the daemon: datagram by datagram, the round trips before
+# the offload were once 6% of this share (523 packets) on a busy machine.
+check "NAT66: 2000 datagrams echoed intact" \
+	cli "$FP_UDP" client 2001:2:0:2::2 6001 2000 "$TB_SETTLE_MS"
 wait "${TB_PIDS[-1]}"
 read -r _ peer _ <"$TB_TMP/udp-nat.out"
 check "... from the router's address" eq "$peer" 2001:2:0:2::1
