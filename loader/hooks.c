@@ -492,19 +492,27 @@ void fp_hook_why(const struct fp_instance *inst, int ifindex, char *buf, size_t 
 			*c = ' ';
 }
 
+int fp_hook_by_name(const char *name, size_t len)
+{
+	for (int hook = FP_HOOK_AUTO; hook <= FP_HOOK_SPLIT; hook++)
+		if (strlen(fp_hook_name(hook)) == len && !strncmp(name, fp_hook_name(hook), len))
+			return hook;
+	return -1;
+}
+
 enum fp_hook fp_hook_requested(const struct fp_instance *inst, int ifindex)
 {
-	char why[FP_HOOK_WHY_LEN], mode[32];
+	static const char prefix[] = "--mode ";
+	char why[FP_HOOK_WHY_LEN];
+	const char *mode = why + sizeof(prefix) - 1;
+	int hook;
 
+	/* "--mode tc", or "--mode native; " and its caveats (fp_iface_choose_hook) */
 	fp_hook_why(inst, ifindex, why, sizeof(why));
-	/* "--mode tc", or "--mode native; " and its caveats (choose_hook in port_attach.c) */
-	for (enum fp_hook hook = FP_HOOK_NATIVE; hook <= FP_HOOK_SPLIT; hook++) {
-		size_t len = snprintf(mode, sizeof(mode), "--mode %s", fp_hook_name(hook));
-
-		if (!strncmp(why, mode, len) && (why[len] == '\0' || why[len] == ';'))
-			return hook;
-	}
-	return FP_HOOK_AUTO;
+	if (strncmp(why, prefix, sizeof(prefix) - 1))
+		return FP_HOOK_AUTO;
+	hook = fp_hook_by_name(mode, strcspn(mode, ";"));
+	return hook < 0 ? FP_HOOK_AUTO : hook;
 }
 
 bool fp_hook_pinned(const struct fp_instance *inst, int ifindex)

@@ -15,6 +15,8 @@ enum fp_hook {
 };
 
 const char *fp_hook_name(enum fp_hook hook);
+/* The hook whose fp_hook_name() is the @len bytes at @name, or -1. */
+int fp_hook_by_name(const char *name, size_t len);
 
 /*
  * What --mode auto attaches to @ifindex: native XDP where the driver has it; tc where it

@@ -62,13 +62,13 @@ int reattach_read(const struct fp_instance *inst, struct fp_awaited_port *ports,
 		return 0;
 	while (n < max && fgets(line, sizeof(line), f)) {
 		struct fp_awaited_port *port = &ports[n];
+		int hook;
 
 		*port = (struct fp_awaited_port){0};
 		if (sscanf(line, "%15s %15s %d", port->name, mode, &port->failed_ifindex) != 3)
 			continue;
-		for (int hook = FP_HOOK_AUTO; hook <= FP_HOOK_SPLIT; hook++)
-			if (!strcmp(mode, fp_hook_name(hook)))
-				port->mode = hook;
+		hook = fp_hook_by_name(mode, strlen(mode));
+		port->mode = hook < 0 ? FP_HOOK_AUTO : hook;
 		n++;
 	}
 	fclose(f);
