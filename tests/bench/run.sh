@@ -72,6 +72,7 @@ bench_in() { local ns=$1; shift; nsenter --net=/run/netns/"$ns" "$BENCH" "$@"; }
 PORTS_PER_DPORT=$(awk '$2 == "BENCH_PORTS_PER_DPORT" { print $3 }' tests/bench/bench.h)
 mac_of() { ip -n "$1" -o link show "$2" | sed 's/.*link\/ether \([0-9a-f:]*\).*/\1/'; }
 log() { printf '[bench] %s\n' "$*" >&2; }
+die() { log "$*: the bench stops here, results.md unwritten" && exit 1; }
 # --flows for N flows: a direction each.
 table_flows() { echo "${BENCH_TABLE_FLOWS:-$(($1 * 2 > 65536 ? $1 * 2 : 65536))}"; }
 
@@ -96,8 +97,14 @@ for n in $FLOWS; do [ "$n" -gt "$max_flows" ] && max_flows=$n; done
 # Conntrack must hold every flow, and keep them while a path that does not refresh them runs.
 sysctl -qw net.netfilter.nf_conntrack_max=$((max_flows * 2 + 65536)) 2>/dev/null
 rtr sysctl -qw net.netfilter.nf_conntrack_udp_timeout=600 net.netfilter.nf_conntrack_udp_timeout_stream=600
-bench_in "$TB_SRV" sink "$BPIN" s0
-bench_in "$TB_CLI" sink "$BPIN" c0
+# The sinks pin their counters as attach pins its maps: on a BPF filesystem, mounted as
+# attach would where nothing (systemd) has.
+if [ "$(stat -f -c %T /sys/fs/bpf 2>/dev/null)" != bpf_fs ]; then
+	mount -t bpf -o mode=0700 bpf /sys/fs/bpf || die "no BPF filesystem at /sys/fs/bpf"
+	log "mounted a BPF filesystem at /sys/fs/bpf"
+fi
+bench_in "$TB_SRV" sink "$BPIN" s0 || die "the sink on s0"
+bench_in "$TB_CLI" sink "$BPIN" c0 || die "the sink on c0"
 # The generator's XDP_TX lands in r0 and replies in r1: without XDP there, NAPI needs GRO.
 napi_back() { for i in r0 r1; do rtr ethtool -K $i gro off >/dev/null; rtr ethtool -K $i gro on >/dev/null; done; }
 napi_back
@@ -131,9 +138,11 @@ wait_offloaded() { # COUNT TIMEOUT_S: seconds until the daemon has offloaded COU
 
 measure() { # FLOWS [MIX]: delivered pps at the sink over RUN_S seconds
 	local before after out
-	before=$(bench_in "$TB_SRV" count "$BPIN" s0)
-	out=$(gen "$1" 0 "$RUN_S" 0 0 "${2:-rr}")
-	after=$(bench_in "$TB_SRV" count "$BPIN" s0)
+	before=$(bench_in "$TB_SRV" count "$BPIN" s0) || die "reading the sink's counter"
+	out=$(gen "$1" 0 "$RUN_S" 0 0 "${2:-rr}") || die "the generator"
+	after=$(bench_in "$TB_SRV" count "$BPIN" s0) || die "reading the sink's counter"
+	# Every path delivers some: none is a broken testbed, not a figure.
+	[ "$after" -gt "$before" ] || die "no packet reached the sink"
 	echo "$(((after - before) * 1000 / $(echo "$out" | awk '{ printf "%d", $4 * 1000 }')))"
 }
 
@@ -150,7 +159,7 @@ steered() {
 		if [ -z "$prefix" ]; then
 			wait_offloaded "$est" 300 >/dev/null || log "only $(offloaded) of $est offloaded"
 		fi
-		pps=$(measure "$n")
+		pps=$(measure "$n") || exit 1
 		log "$n flows, round $r: ${prefix:-fastpath }$arg $pps pps" \
 			"($(fastpath status --json | jq .forwarded) on the fastpath)"
 		echo "$n,$r,$prefix${arg#--},$pps" >>"$RAW"
@@ -162,7 +171,7 @@ steered() {
 mixes() { # FLOWS ROUND PATH: the same path measured with each mix of $MIXES
 	local mix pps
 	for mix in $MIXES; do
-		pps=$(measure "$1" "$mix")
+		pps=$(measure "$1" "$mix") || exit 1
 		log "$1 flows, round $2: $3 with the $mix mix $pps pps"
 		echo "$1,$2,${3}_$mix,$pps" >>"$RAW"
 	done
@@ -202,7 +211,7 @@ for n in $FLOWS; do
 	fi
 	for ((r = 1; r <= ROUNDS; r++)); do
 		# 1. kernel forwarding + nft masquerade
-		pps=$(measure "$n")
+		pps=$(measure "$n") || exit 1
 		log "$n flows, round $r: kernel $pps pps"
 		echo "$n,$r,kernel,$pps" >>"$RAW"
 		mixes "$n" "$r" kernel
@@ -223,7 +232,7 @@ for n in $FLOWS; do
 		else
 			log "only $(offloaded) of $est offloaded"
 		fi
-		pps=$(measure "$n")
+		pps=$(measure "$n") || exit 1
 		log "$n flows, round $r: fastpath $pps pps" \
 			"($(fastpath status --json | jq .forwarded) on the fastpath)"
 		echo "$n,$r,fastpath,$pps" >>"$RAW"
@@ -232,7 +241,7 @@ for n in $FLOWS; do
 		id=$(fastpath status --json | jq .program_id)
 		sysctl -qw kernel.bpf_stats_enabled=1
 		read -r ns0 cnt0 <<<"$(prog_stats "$id")"
-		measure "$n" >/dev/null
+		measure "$n" >/dev/null || exit 1
 		read -r ns1 cnt1 <<<"$(prog_stats "$id")"
 		sysctl -qw kernel.bpf_stats_enabled=0
 		echo "ns_per_packet_${n}_$r=$(echo "($ns1 - $ns0) / ($cnt1 - $cnt0 + 1)" | bc -l)" >>"$OUT/extra.txt"
@@ -259,7 +268,7 @@ for n in $FLOWS; do
 		fastpath attach r0 r1 --mode tc --flows $(table_flows "$n") \
 			--log-file "$TB_TMP/daemon.log" >/dev/null
 		wait_offloaded "$est" 300 >/dev/null || log "only $(offloaded) of $est offloaded"
-		pps=$(measure "$n")
+		pps=$(measure "$n") || exit 1
 		log "$n flows, round $r: fastpath at the tc hook $pps pps"
 		echo "$n,$r,fastpath_tc,$pps" >>"$RAW"
 		fastpath detach >/dev/null
@@ -267,7 +276,7 @@ for n in $FLOWS; do
 
 		# 3. the ceiling: a bare redirect, no lookup, no rewrite
 		bench_in "$TB_RTR" ceiling "$BPIN" r0 r1 "$S0" "$R1"
-		pps=$(measure "$n")
+		pps=$(measure "$n") || exit 1
 		log "$n flows, round $r: ceiling $pps pps"
 		echo "$n,$r,ceiling,$pps" >>"$RAW"
 		mixes "$n" "$r" ceiling
