@@ -5,6 +5,7 @@
  * exits. A command that fails undoes what it did.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +45,12 @@ static int resolve_ifaces(int argc, char **argv, struct fp_iface *ifs, const cha
 		*ifc = (struct fp_iface){.name = argv[i]};
 		ifc->ifindex = if_nametoindex(argv[i]);
 		if (!ifc->ifindex && missing && strlen(argv[i]) < IF_NAMESIZE) {
+			for (int j = 0; j < *nr_missing; j++) {
+				if (!strcmp(missing[j], argv[i])) {
+					fp_err("%s: named twice", argv[i]);
+					return -EINVAL;
+				}
+			}
 			missing[(*nr_missing)++] = argv[i];
 			continue;
 		}
@@ -288,8 +295,25 @@ out_close:
 	return 1;
 }
 
+/* Whether @name is in @ports, the instance's awaited ports. */
+static bool is_awaited(const struct fp_awaited_port *ports, int n, const char *name)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(ports[i].name, name))
+			return true;
+	return false;
+}
+
+/*
+ * detach: the named interfaces, or all. A name the daemon awaits (reattach.h), not there
+ * or there but not attached, is awaited no more. The instance goes when nothing is left
+ * attached or awaited, or with no name.
+ */
 int cmd_detach(int argc, char **argv, struct fp_options *opt)
 {
+	struct fp_awaited_port awaited[FP_REATTACH_MAX];
+	const char *missing[MAX_IFACES], *unawait[MAX_IFACES];
+	int nr_missing = 0, nr_unawait = 0, nr_awaited, n, pid;
 	struct fp_iface ifs[MAX_IFACES];
 	int linked[MAX_IFACES];
 	struct fp_instance inst;
@@ -297,11 +321,15 @@ int cmd_detach(int argc, char **argv, struct fp_options *opt)
 
 	if (fp_check_environment(opt->pin_dir, false))
 		return 1;
-	if (resolve_ifaces(argc, argv, ifs, NULL, NULL) < 0)
+	n = resolve_ifaces(argc, argv, ifs, missing, &nr_missing);
+	if (n < 0)
 		return 1;
 	err = fp_instance_open(&inst, opt->pin_dir);
 	if (err == -ENOENT) {
-		fp_err("nothing is attached (no instance at %s)", opt->pin_dir);
+		if (nr_missing)
+			fp_err("%s: no such interface (see 'ip link show')", missing[0]);
+		else
+			fp_err("nothing is attached (no instance at %s)", opt->pin_dir);
 		return 1;
 	}
 	/* -EBADF, an incomplete instance: go on and remove what is left of it. */
@@ -312,25 +340,60 @@ int cmd_detach(int argc, char **argv, struct fp_options *opt)
 	if (fp_instance_lock(&inst) < 0)
 		goto out;
 
-	for (int i = 0; i < argc; i++) {
-		if (!fp_hook_pinned(&inst, ifs[i].ifindex)) {
+	/* Every name checked before anything changes. */
+	nr_awaited = reattach_read(&inst, awaited, FP_REATTACH_MAX);
+	for (int i = 0; i < nr_missing; i++) {
+		if (!is_awaited(awaited, nr_awaited, missing[i])) {
+			fp_err("%s: no such interface (see 'ip link show')", missing[i]);
+			goto out;
+		}
+		unawait[nr_unawait++] = missing[i];
+	}
+	for (int i = 0; i < n;) {
+		if (fp_hook_pinned(&inst, ifs[i].ifindex)) {
+			i++;
+			continue;
+		}
+		if (!is_awaited(awaited, nr_awaited, ifs[i].name)) {
 			fp_err("%s: not attached", ifs[i].name);
 			goto out;
 		}
+		/* There, but failed to attach when it came (a shaper, say). */
+		unawait[nr_unawait++] = ifs[i].name;
+		ifs[i] = ifs[--n];
 	}
-	for (int i = 0; i < argc; i++) {
+
+	/* The request first: it is what may fail. */
+	pid = fp_daemon_pid(&inst);
+	if (nr_unawait) {
+		err = reattach_unawait(&inst, unawait, nr_unawait, pid > 0);
+		if (err) {
+			fp_err("cannot tell the daemon what is no longer awaited: %s",
+			       strerror(-err));
+			goto out;
+		}
+	}
+	for (int i = 0; i < n; i++) {
 		fp_iface_detach(&inst, ifs[i].ifindex);
 		printf("%s: detached\n", ifs[i].name);
 	}
-	if (argc > 0 && fp_hook_pinned_all(&inst, linked, MAX_IFACES) > 0)
+	for (int i = 0; i < nr_unawait; i++)
+		printf("%s: no longer awaited\n", unawait[i]);
+	if (argc > 0 &&
+	    (fp_hook_pinned_all(&inst, linked, MAX_IFACES) > 0 || nr_awaited > nr_unawait))
 		goto out_ok;
 
-	/* Nothing left attached: stop the daemon and remove the instance. */
+	/* Nothing left attached or awaited: stop the daemon and remove the instance. */
 	fp_daemon_stop(&inst);
 	remove_instance(&inst, opt->pin_dir);
 	return 0;
 out_ok:
 	fp_instance_close(&inst);
+	/* The daemon takes the request under the lock, which this command holds until now. */
+	if (nr_unawait && pid > 0) {
+		fp_instance_unlock();
+		kill(pid, SIGUSR1);
+	}
 	return 0;
 out:
 	fp_instance_close(&inst);

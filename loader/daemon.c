@@ -6,6 +6,7 @@
  *   rtnetlink events  -> next-hop generation    (route_watch.c)
  *   scan timer        -> timeouts, expiry, heartbeat, counters
  *   SIGTERM/SIGINT    -> clean stop; SIGHUP -> forget everything and resync
+ *   SIGUSR1           -> awaited ports the operator detached      (reattach.c)
  * A clean stop removes the flows and stales the heartbeat, so the kernel takes over at
  * once; a killed daemon stops renewing the heartbeat and the kernel takes over within the
  * lease. Either way no connection breaks: the kernel still has every conntrack entry.
@@ -242,10 +243,11 @@ static void warn_if_late(struct daemon *d, uint64_t scan_start, uint64_t now)
 	d->last_heartbeat_ns = now;
 }
 
-/* Attaches the awaited ports that are back; their connections come from a dump. */
+/* Attaches the awaited ports that are back; their connections come from a dump. Called
+ * with none awaited too: for an operator's request, which reattach_try takes first. */
 static void reattach(struct daemon *d)
 {
-	if (d->reattach.nr_awaited && reattach_try(&d->reattach) > 0)
+	if (reattach_try(&d->reattach) > 0)
 		ctsync_port_attached(&d->cs);
 }
 
@@ -319,6 +321,7 @@ static int setup_fds(struct daemon *d)
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGUSR1);
 	if (sigprocmask(SIG_BLOCK, &mask, NULL))
 		return -errno;
 	d->signal_fd = signalfd(-1, &mask, SFD_CLOEXEC);
@@ -418,6 +421,11 @@ static int daemon_run(struct fp_instance *inst, const struct fp_options *opt, in
 
 			if (read(d.signal_fd, &si, sizeof(si)) != sizeof(si))
 				continue;
+			if (si.ssi_signo == SIGUSR1) {
+				reattach(&d); /* detach named ports no longer to await */
+				publish_state(&d);
+				continue;
+			}
 			if (si.ssi_signo != SIGHUP)
 				break; /* SIGTERM, SIGINT */
 			fp_log(LOG_NOTICE, "SIGHUP: dropping all flows and resyncing");

@@ -24,6 +24,41 @@ static void file_path(const struct fp_instance *inst, char *path, size_t len)
 	fp_run_path(inst, "awaited", -1, path, len);
 }
 
+/* The names the operator detached while a daemon ran, for it to await no more: a name a
+ * line, written by the command under the instance's lock, taken by the daemon under it. */
+static void request_path(const struct fp_instance *inst, char *path, size_t len)
+{
+	fp_run_path(inst, "unawait", -1, path, len);
+}
+
+/* Whether the request holds @name. */
+static bool requested(FILE *request, const char *name)
+{
+	char line[IF_NAMESIZE + 2];
+
+	if (!request)
+		return false;
+	rewind(request);
+	while (fgets(line, sizeof(line), request)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (!strcmp(line, name))
+			return true;
+	}
+	return false;
+}
+
+/* Takes @name out of @r's list: false if it is not there. */
+static bool remove_port(struct fp_reattach *r, const char *name)
+{
+	for (int i = 0; i < r->nr_awaited; i++) {
+		if (!strcmp(r->awaited[i].name, name)) {
+			r->awaited[i] = r->awaited[--r->nr_awaited];
+			return true;
+		}
+	}
+	return false;
+}
+
 /* One line a port: its name, its --mode, and the ifindex it failed to attach as, or 0. */
 void reattach_save(const struct fp_reattach *r)
 {
@@ -53,13 +88,15 @@ void reattach_save(const struct fp_reattach *r)
 int reattach_read(const struct fp_instance *inst, struct fp_awaited_port *ports, int max)
 {
 	char path[PATH_MAX], line[80], mode[16];
-	FILE *f;
+	FILE *f, *request;
 	int n = 0;
 
 	file_path(inst, path, sizeof(path));
 	f = fopen(path, "re");
 	if (!f)
 		return 0;
+	request_path(inst, path, sizeof(path));
+	request = fopen(path, "re");
 	while (n < max && fgets(line, sizeof(line), f)) {
 		struct fp_awaited_port *port = &ports[n];
 		int hook;
@@ -67,12 +104,41 @@ int reattach_read(const struct fp_instance *inst, struct fp_awaited_port *ports,
 		*port = (struct fp_awaited_port){0};
 		if (sscanf(line, "%15s %15s %d", port->name, mode, &port->failed_ifindex) != 3)
 			continue;
+		/* Detached by the operator, and the daemon has not taken the request yet. */
+		if (requested(request, port->name))
+			continue;
 		hook = fp_hook_by_name(mode, strlen(mode));
 		port->mode = hook < 0 ? FP_HOOK_AUTO : hook;
 		n++;
 	}
+	if (request)
+		fclose(request);
 	fclose(f);
 	return n;
+}
+
+int reattach_unawait(struct fp_instance *inst, const char *const *names, int n, bool daemon_runs)
+{
+	char path[PATH_MAX];
+	FILE *f;
+
+	if (!daemon_runs) {
+		/* None to race: the list, without them. */
+		struct fp_reattach r = {.inst = inst};
+
+		r.nr_awaited = reattach_read(inst, r.awaited, FP_REATTACH_MAX);
+		for (int i = 0; i < n; i++)
+			remove_port(&r, names[i]);
+		reattach_save(&r);
+		return 0;
+	}
+	request_path(inst, path, sizeof(path));
+	f = fopen(path, "ae");
+	if (!f)
+		return -errno;
+	for (int i = 0; i < n; i++)
+		fprintf(f, "%s\n", names[i]);
+	return fclose(f) ? -errno : 0;
 }
 
 void reattach_forget(const struct fp_instance *inst)
@@ -81,6 +147,39 @@ void reattach_forget(const struct fp_instance *inst)
 
 	file_path(inst, path, sizeof(path));
 	unlink(path);
+	request_path(inst, path, sizeof(path));
+	unlink(path);
+}
+
+/*
+ * Takes the operator's request (reattach_unawait), under the instance's lock, which it
+ * leaves in @lock_fd: its names are awaited no more. False while a command holds the lock
+ * (then at the next try): nothing may be attached before the request is taken.
+ */
+static bool take_request(struct fp_reattach *r, int *lock_fd)
+{
+	char path[PATH_MAX], line[IF_NAMESIZE + 2];
+	FILE *f;
+
+	request_path(r->inst, path, sizeof(path));
+	if (access(path, F_OK))
+		return true;
+	*lock_fd = fp_instance_try_lock(r->inst);
+	if (*lock_fd < 0)
+		return false;
+	f = fopen(path, "re");
+	while (f && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (remove_port(r, line))
+			fp_log(LOG_NOTICE, "%s: detached by the operator, no longer awaited", line);
+	}
+	if (f)
+		fclose(f);
+	/* Saved even if none was ours: a daemon started after the request read the list
+	 * without its names (reattach_read), and the file must say so once it is gone. */
+	reattach_save(r);
+	unlink(path);
+	return true;
 }
 
 bool reattach_add(struct fp_reattach *r, const char *name, int mode)
@@ -153,9 +252,12 @@ static int attach_awaited(struct fp_reattach *r, struct fp_awaited_port *port, i
 
 int reattach_try(struct fp_reattach *r)
 {
-	int attached = 0, lock_fd = -1, nr_before = r->nr_awaited;
+	int attached = 0, lock_fd = -1, nr_before;
 	bool failed = false;
 
+	if (!take_request(r, &lock_fd))
+		return 0;
+	nr_before = r->nr_awaited;
 	for (int i = 0; i < r->nr_awaited;) {
 		struct fp_awaited_port *port = &r->awaited[i];
 		int ifindex = if_nametoindex(port->name);

@@ -43,9 +43,14 @@ bool reattach_add(struct fp_reattach *r, const char *name, int mode);
 /* @ifindex, called @name, was deleted: if it was attached, it is awaited. Before its pins
  * are removed (fp_hook_forget), which say how it was attached. */
 void reattach_await(struct fp_reattach *r, int ifindex, const char *name);
-/* Attaches every awaited port that is there and up, and returns how many it attached. */
+/* Takes the operator's request, if any, then attaches every awaited port that is there and
+ * up, and returns how many it attached. */
 int reattach_try(struct fp_reattach *r);
-/* Removes the instance's file, with the instance. */
+/* The operator detached @names, awaited (attach.c, under the instance's lock): with no
+ * daemon, out of the list; with one, in a request it takes at its next try (sent SIGUSR1
+ * to try now), before it attaches anything. 0 or -errno. */
+int reattach_unawait(struct fp_instance *inst, const char *const *names, int n, bool daemon_runs);
+/* Removes the instance's files, with the instance. */
 void reattach_forget(const struct fp_instance *inst);
 
 #endif

@@ -30,6 +30,7 @@
 #include "hooks.h"
 #include "instance.h"
 #include "packet.h"
+#include "reattach.h"
 #include "testlib.h"
 #include "tests.h"
 #include "wire.h"
@@ -130,6 +131,39 @@ static void test_requested_mode(const struct fp_instance *inst)
 	tl_case_end();
 }
 
+/* An awaited port the operator detaches: out of the list at once with no daemon; with one,
+ * through a request that status heeds at once and the daemon takes at its next try. */
+static void test_unawait(struct fp_instance *inst)
+{
+	const char *away1[] = {"fp_away1"}, *away0[] = {"fp_away0"};
+	struct fp_awaited_port ports[FP_REATTACH_MAX];
+	struct fp_reattach daemon = {.inst = inst};
+	char request[PATH_MAX];
+	int n;
+
+	tl_case_begin("an awaited port detached by the operator is awaited no more");
+	fp_run_path(inst, "unawait", -1, request, sizeof(request));
+	reattach_add(&daemon, "fp_away0", FP_HOOK_TC);
+	reattach_add(&daemon, "fp_away1", FP_HOOK_AUTO);
+	reattach_save(&daemon);
+	CHECK(!reattach_unawait(inst, away1, 1, true), "the request");
+	n = reattach_read(inst, ports, FP_REATTACH_MAX);
+	CHECK(n == 1 && !strcmp(ports[0].name, "fp_away0") && ports[0].mode == FP_HOOK_TC,
+	      "status reads %d ports, the first %s, want fp_away0 alone", n,
+	      n ? ports[0].name : "-");
+	CHECK_EQ(reattach_try(&daemon), 0, "attached, of ports not there");
+	CHECK(daemon.nr_awaited == 1 && !strcmp(daemon.awaited[0].name, "fp_away0"),
+	      "the daemon awaits %d ports, the first %s", daemon.nr_awaited,
+	      daemon.nr_awaited ? daemon.awaited[0].name : "-");
+	CHECK(access(request, F_OK) && errno == ENOENT, "the request is left after it was taken");
+	n = reattach_read(inst, ports, FP_REATTACH_MAX);
+	CHECK(n == 1 && !strcmp(ports[0].name, "fp_away0"), "the list the daemon saved: %d", n);
+	CHECK(!reattach_unawait(inst, away0, 1, false), "with no daemon");
+	CHECK_EQ(reattach_read(inst, ports, FP_REATTACH_MAX), 0, "ports awaited");
+	reattach_forget(inst);
+	tl_case_end();
+}
+
 /* The tc hook as attach puts it on an interface, and detach takes it off; then split, with
  * TCP through GRO and the tc hook, UDP through XDP. */
 static void test_tc_hook(const struct pkt_spec *in_spec, const struct pkt_spec *out_spec)
@@ -198,6 +232,7 @@ static void test_tc_hook(const struct pkt_spec *in_spec, const struct pkt_spec *
 	fx_sh("ethtool -K fp_lan gro off >/dev/null");
 	tl_case_end();
 	test_requested_mode(&inst);
+	test_unawait(&inst);
 	rmdir(inst.pin_dir);
 	remove_lock_file(&inst);
 }

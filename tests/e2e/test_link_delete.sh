@@ -2,7 +2,8 @@
 # An attached interface that disappears: the kernel drops it from the egress map, the daemon
 # removes its flows and its link pin, and keeps serving the other interfaces. Made again
 # (a USB adapter plugged back in), it is attached again by the daemon once it is up, at the
-# hook it had, and its traffic is offloaded again. One detached by hand is not.
+# hook it had, and its traffic is offloaded again. One detached by hand is not, nor one the
+# operator detaches while it is awaited.
 . "$(dirname "$0")/testbed.sh"
 tb_setup
 tb_attach || exit 1
@@ -88,4 +89,48 @@ check "... leaves it detached" eq "$(tb_status | jq -r '.interfaces[].name')" r1
 check "... and awaits nothing" awaited '[]'
 check "... the daemon attached it once only" \
 	eq "$(grep -c "r0 is there: attached" "$TB_TMP/daemon.log")" 1
+
+# Awaited, then detached by the operator (an adapter that is not coming back): awaited no
+# more, whether it is away or there and refused, and left detached when it comes.
+check "r0 attached by hand again" fastpath attach r0
+delete_r0() {
+	r0=$(ip -n "$TB_RTR" -o link show r0 | cut -d: -f1)
+	ip -n "$TB_RTR" link del r0
+}
+delete_r0
+check "... deleted: awaited" tb_wait 5 awaited '[{"name":"r0","failed":false}]'
+check "... detached while away" eval '[ "$(fastpath detach r0)" = "r0: no longer awaited" ]'
+check "... awaited no more" tb_wait 5 awaited '[]'
+check "... the daemon says so" \
+	tb_wait 5 grep -q "r0: detached by the operator, no longer awaited" "$TB_TMP/daemon.log"
+remake_r0
+ip -n "$TB_RTR" link set r0 up
+check "... made again and up: after two scans" tb_wait_scans 2 30
+check "... still detached" eq "$(tb_status | jq -r '.interfaces[].name')" r1
+check "... the same daemon" eq "$(tb_daemon_pid)" "$pid"
+check "detach of a name neither there nor awaited" \
+	tb_expect_error 1 "r9: no such interface" fastpath detach r9
+check "... of one there, not attached nor awaited" \
+	tb_expect_error 1 "r0: not attached" fastpath detach r0
+
+check "r0 attached by hand once more" fastpath attach r0
+delete_r0
+remake_r0
+ip netns exec "$TB_RTR" tc qdisc add dev r0 root tbf rate 1gbit burst 64k latency 10ms
+ip -n "$TB_RTR" link set r0 up
+check "... back with a shaper: refused" tb_wait 5 awaited '[{"name":"r0","failed":true}]'
+check "... detached there" eval '[ "$(fastpath detach r0)" = "r0: no longer awaited" ]'
+check "... awaited no more" tb_wait 5 awaited '[]'
+ip netns exec "$TB_RTR" tc qdisc del dev r0 root
+
+# The instance stays while a port is awaited, and goes when the last one is no more.
+check "r0 attached by hand, then deleted" fastpath attach r0
+delete_r0
+check "... awaited" tb_wait 5 awaited '[{"name":"r0","failed":false}]'
+check "r1, the last port attached, detached" fastpath detach r1
+check "... the daemon runs on, awaiting r0" eq "$(tb_daemon_pid)" "$pid"
+check "... (status)" awaited '[{"name":"r0","failed":false}]'
+check "r0 detached too" eval '[ "$(fastpath detach r0)" = "r0: no longer awaited" ]'
+check "... the instance is gone" test ! -e "$TB_PIN"
+check "... with its list" eval '! ls /run/xdp-fastpath/"xdp-fastpath-$TB".{awaited,unawait} 2>/dev/null'
 tb_done
