@@ -421,6 +421,7 @@ struct fp_fdb_port {
 /* fp_daemon_state.flags */
 enum {
 	FP_DAEMON_ALLOW_SHAPING = 1 << 0, /* --allow-shaping: shaped interfaces are offloaded */
+	FP_DAEMON_UNAWAIT = 1 << 1,	  /* takes detach's requests to await a port no more */
 };
 
 struct fp_daemon_state {

@@ -12,6 +12,7 @@
 #include <syslog.h>
 #include <unistd.h>
 #include <net/if.h>
+#include <bpf/bpf.h>
 
 #include "commands.h"
 #include "common.h"
@@ -304,6 +305,18 @@ static bool is_awaited(const struct fp_awaited_port *ports, int n, const char *n
 	return false;
 }
 
+/* Whether the daemon running as @pid takes detach's requests (SIGUSR1): one from before
+ * them would die of the signal. */
+static bool daemon_takes_requests(const struct fp_instance *inst, int pid)
+{
+	struct fp_daemon_state state = {0};
+	__u32 zero = 0;
+
+	if (bpf_map_lookup_elem(inst->daemon_fd, &zero, &state))
+		return false;
+	return state.pid == (__u32)pid && (state.flags & FP_DAEMON_UNAWAIT);
+}
+
 /*
  * detach: the named interfaces, or all. A name the daemon awaits (reattach.h), not there
  * or there but not attached, is awaited no more. The instance goes when nothing is left
@@ -365,6 +378,12 @@ int cmd_detach(int argc, char **argv, struct fp_options *opt)
 
 	/* The request first: it is what may fail. */
 	pid = fp_daemon_pid(&inst);
+	if (nr_unawait && pid > 0 && !daemon_takes_requests(&inst, pid)) {
+		fp_err("%s is awaited by a daemon (pid %d) older than this command, which cannot "
+		       "tell it: detach everything and attach again",
+		       unawait[0], pid);
+		goto out;
+	}
 	if (nr_unawait) {
 		err = reattach_unawait(&inst, unawait, nr_unawait, pid > 0);
 		if (err) {

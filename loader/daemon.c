@@ -341,7 +341,7 @@ static int daemon_run(struct fp_instance *inst, const struct fp_options *opt, in
 	int err;
 
 	d.state.pid = getpid();
-	d.state.flags = opt->allow_shaping ? FP_DAEMON_ALLOW_SHAPING : 0;
+	d.state.flags = FP_DAEMON_UNAWAIT | (opt->allow_shaping ? FP_DAEMON_ALLOW_SHAPING : 0);
 	d.state.started_ns = fp_now_ns();
 	d.reattach.inst = inst;
 	d.reattach.allow_shaping = opt->allow_shaping;
