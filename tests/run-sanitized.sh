@@ -13,6 +13,7 @@ trap 'rm -rf "$logs"' EXIT
 export ASAN_OPTIONS="log_path=$logs/asan:detect_leaks=1:exitcode=86"
 export UBSAN_OPTIONS="log_path=$logs/ubsan:print_stacktrace=1:halt_on_error=1"
 export LSAN_OPTIONS="log_path=$logs/asan"
+export E2E_SANITIZED=1 # the daemon is slower: see tb_share_bar
 passed=0
 failed=0
 result() { # OK DESCRIPTION
