@@ -221,8 +221,8 @@ $(BUILD):
 test: $(BIN) $(TEST_BIN) $(UDP_BIN) $(TAP_BIN) $(BENCH_BIN) $(BUILD)/xdp_pass.bpf.o sanitize fuzz bpf-byte-orders
 	tests/run-all.sh
 
-# fp-test and the e2e core on the 5.10, 5.15, 6.1 and 6.12 kernels in qemu (make test runs it
-# too).
+# fp-test on the 5.10, 5.15, 6.1 and 6.12 kernels in qemu, and the end-to-end tests of
+# tests/vm/matrix.sh's plan (make test runs it too).
 test-kernels: $(BIN) $(TEST_BIN) $(UDP_BIN) $(BUILD)/xdp_pass.bpf.o
 	tests/vm/matrix.sh
 
