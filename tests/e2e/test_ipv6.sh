@@ -22,13 +22,12 @@ check "IPv6 flows were offloaded" ge "$(tb_status | jq .offload_total)" 1
 check "the fastpath carried >= 95% of the packets" tb_share_at_least 95
 
 rtr nft add rule inet fw srcnat oifname r1 meta nfproto ipv6 masquerade
-# 20 MB: the packets a connection sends before it is offloaded (its handshake, the event,
+# 50 MB: the packets a connection sends before it is offloaded (its handshake, the event,
 # a grace period before its slots go live) are a share of a short one. At the tc hook,
-# where a packet is a 64 KB aggregate, 5 MB once left 6% of them to the kernel.
-file=$(tb_random_file 20)
-want=$(sha256sum <"$file" | cut -d' ' -f1)
+# where a packet is a 64 KB aggregate, 5 MB once left 6% of them to the kernel; on a
+# slower machine image (2026-12-07) 20 MB left 7% (1624 packets) at XDP.
 tb_share_start
-check "NAT66: 20 MB arrive intact" eq "$(tb_tcp_transfer "$file" up 2001:2:0:2::2 5002)" "$want"
+check "NAT66: 50 MB arrive intact" eq "$(tb_tcp_transfer "$file" up 2001:2:0:2::2 5002)" "$want"
 check "... from the router's address" eq "$(cat "$TB_TMP/peer")" \
 	2001:0002:0000:0002:0000:0000:0000:0001
 tb_udp_server 6001 "$TB_TMP/udp-nat.out"
