@@ -47,16 +47,24 @@ static bool requested(FILE *request, const char *name)
 	return false;
 }
 
+/* @name's entry in @r's list, or NULL. */
+static struct fp_awaited_port *find_port(struct fp_reattach *r, const char *name)
+{
+	for (int i = 0; i < r->nr_awaited; i++)
+		if (!strcmp(r->awaited[i].name, name))
+			return &r->awaited[i];
+	return NULL;
+}
+
 /* Takes @name out of @r's list: false if it is not there. */
 static bool remove_port(struct fp_reattach *r, const char *name)
 {
-	for (int i = 0; i < r->nr_awaited; i++) {
-		if (!strcmp(r->awaited[i].name, name)) {
-			r->awaited[i] = r->awaited[--r->nr_awaited];
-			return true;
-		}
-	}
-	return false;
+	struct fp_awaited_port *port = find_port(r, name);
+
+	if (!port)
+		return false;
+	*port = r->awaited[--r->nr_awaited];
+	return true;
 }
 
 /* One line a port: its name, its --mode, and the ifindex it failed to attach as, or 0. */
@@ -184,11 +192,8 @@ static bool take_request(struct fp_reattach *r, int *lock_fd)
 
 bool reattach_add(struct fp_reattach *r, const char *name, int mode)
 {
-	struct fp_awaited_port *port = NULL;
+	struct fp_awaited_port *port = find_port(r, name);
 
-	for (int i = 0; i < r->nr_awaited && !port; i++)
-		if (!strcmp(r->awaited[i].name, name))
-			port = &r->awaited[i];
 	if (!port && r->nr_awaited == FP_REATTACH_MAX)
 		return false;
 	if (!port)
