@@ -6,6 +6,11 @@ set -u
 DIR=${1:?usage: report.sh DIR}
 cd "$DIR" || exit 1
 extra() { tr ' ' '\n' <extra.txt | sed -n "s/^$1=//p" | head -1; }
+# The median of NAME_<round>'s values, to a tenth; empty if there are none.
+median_extra() {
+	tr ' ' '\n' <extra.txt | sed -n "s/^$1_[0-9]*=//p" | sort -n |
+		awk '{ v[NR] = $1 } END { if (NR) printf "%.1f", v[int((NR + 1) / 2)] }'
+}
 # The packet rates' frames: IPv4, through masquerade, or IPv6, routed (BENCH_FAMILY).
 family=$(extra family)
 family=${family:-4}
@@ -121,29 +126,24 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2fx", a / b; els
 				paste -sd, - | sed 's/,/, /g')."
 	fi
 	for n in $(awk -F, 'NR > 1 { print $1 }' raw.csv | sort -nu); do
-		ns=$(tr ' ' '\n' <extra.txt | sed -n "s/^ns_per_packet_${n}_[0-9]*=//p" | sort -n |
-			awk '{ v[NR] = $1 } END { printf "%.1f", v[int((NR + 1) / 2)] }')
+		ns=$(median_extra "ns_per_packet_$n")
+		ns_ceiling=$(median_extra "ns_per_packet_ceiling_$n")
+		[ -n "$ns_ceiling" ] && ns_ceiling="; the ceiling's program $ns_ceiling the same way"
 		bytes=$(extra "map_bytes_$n")
+		slots=$(extra "map_slots_$n")
 		entries=$(extra "map_entries_$n")
 		anon=$(extra "daemon_anon_kb_$n")
 		own=${anon:+" (its own memory, RssAnon: $anon KiB; the rest its libraries and the mapped IPv4 table)"}
-		echo "- $n flows: the XDP program costs $ns ns/packet (bpf_stats, in a run of its own);" \
-			"the IPv$family flow map holds $entries entries in $bytes bytes" \
-			"($(awk -v b="$bytes" -v e="$entries" 'BEGIN { if (e) printf "%.0f", b / e }') bytes per entry" \
-			"= per direction per flow); daemon RSS $(extra "daemon_rss_kb_$n") KiB$own;" \
+		echo "- $n flows: the XDP program costs $ns ns/packet (bpf_stats, in a run of its own$ns_ceiling);" \
+			"the IPv$family flow table, allocated whole at attach, is $bytes bytes for" \
+			"$((slots / 2)) flow directions (--flows; two slots each:" \
+			"$(awk -v b="$bytes" -v s="$slots" 'BEGIN { if (s) printf "%.0f", 2 * b / s }')" \
+			"bytes a flow direction), $entries of them in use;" \
+			"daemon RSS $(extra "daemon_rss_kb_$n") KiB$own;" \
 			"established flows offloaded by the first dump (attach to all offloaded) in" \
 			"$(tr ' ' '\n' <extra.txt | sed -n "s/^dump_setup_${n}_[0-9]*=//p" | sort -n | head -1 |
 				awk -v n="$(extra "established_$n")" '{ printf "%.2f s (%.0f flows/s)", $1, n / $1 }')."
 	done
-	ns_list=$(awk -F, 'NR > 1 { print $1 }' raw.csv | sort -nu)
-	lo=$(head -1 <<<"$ns_list")
-	hi=$(tail -1 <<<"$ns_list")
-	if [ "$lo" != "$hi" ]; then
-		echo "- Marginal map memory between $lo and $hi flows (the bucket array is fixed):" \
-			"$(awk -v b1="$(extra "map_bytes_$lo")" -v b2="$(extra "map_bytes_$hi")" \
-				-v e1="$(extra "map_entries_$lo")" -v e2="$(extra "map_entries_$hi")" \
-				'BEGIN { printf "%.0f", (b2 - b1) / (e2 - e1) }') bytes per entry (per direction per flow)."
-	fi
 	echo "- Through events: $(extra event_setup_flows) new flows established while the daemon ran" \
 		"were offloaded within $(awk -v s="$(extra event_setup_s)" 'BEGIN { printf "%.2f", s }') s" \
 		"of the first packet; $(extra event_offloaded) offloaded," \

@@ -178,6 +178,16 @@ mixes() { # FLOWS ROUND PATH: the same path measured with each mix of $MIXES
 }
 
 prog_stats() { bpftool prog show id "$1" -j | jq -r '"\(.run_time_ns // 0) \(.run_cnt // 0)"'; }
+prog_cost() { # PROG_ID FLOWS: its ns per packet in a run of its own, bpf_stats on only then
+	local ns0 cnt0 ns1 cnt1
+
+	sysctl -qw kernel.bpf_stats_enabled=1
+	read -r ns0 cnt0 <<<"$(prog_stats "$1")"
+	measure "$2" >/dev/null || return 1
+	read -r ns1 cnt1 <<<"$(prog_stats "$1")"
+	sysctl -qw kernel.bpf_stats_enabled=0
+	echo "($ns1 - $ns0) / ($cnt1 - $cnt0 + 1)" | bc -l
+}
 
 echo "flows,round,path,pps" >"$RAW"
 : >"$OUT/extra.txt"
@@ -238,23 +248,20 @@ for n in $FLOWS; do
 		echo "$n,$r,fastpath,$pps" >>"$RAW"
 		mixes "$n" "$r" fastpath
 		# The program's own cost, in a run of its own with bpf_stats on.
-		id=$(fastpath status --json | jq .program_id)
-		sysctl -qw kernel.bpf_stats_enabled=1
-		read -r ns0 cnt0 <<<"$(prog_stats "$id")"
-		measure "$n" >/dev/null || exit 1
-		read -r ns1 cnt1 <<<"$(prog_stats "$id")"
-		sysctl -qw kernel.bpf_stats_enabled=0
-		echo "ns_per_packet_${n}_$r=$(echo "($ns1 - $ns0) / ($cnt1 - $cnt0 + 1)" | bc -l)" >>"$OUT/extra.txt"
+		ns=$(prog_cost "$(fastpath status --json | jq .program_id)" "$n") || exit 1
+		echo "ns_per_packet_${n}_$r=$ns" >>"$OUT/extra.txt"
 		if [ "$r" = 1 ]; then
 			st=$(fastpath status --json)
-			mem=$(bpftool map show pinned "$TB_PIN/fp_flows$FAMILY" -j | jq .bytes_memlock)
+			read -r mem slots <<<"$(bpftool map show pinned "$TB_PIN/fp_flows$FAMILY" -j |
+				jq -r '"\(.bytes_memlock) \(.max_entries)"')"
 			entries=$(jq ".flows_ipv$FAMILY" <<<"$st")
 			# RssAnon: the daemon's own memory. VmRSS also counts the pages it maps
 			# (RssFile): its libraries and the IPv4 flow table, kernel memory that the
 			# map's own figure already counts.
 			read -r rss anon <<<"$(awk '/^VmRSS/ { r = $2 } /^RssAnon/ { a = $2 }
 				END { print r, a }' /proc/"$(jq .daemon_pid <<<"$st")"/status)"
-			echo "map_bytes_$n=$mem map_entries_$n=$entries daemon_rss_kb_$n=$rss" \
+			echo "map_bytes_$n=$mem map_slots_$n=$slots map_entries_$n=$entries" \
+				"daemon_rss_kb_$n=$rss" \
 				"daemon_anon_kb_$n=$anon" >>"$OUT/extra.txt"
 			echo "overruns_dump_$n=$(jq .overruns <<<"$st")" >>"$OUT/extra.txt"
 		fi
@@ -280,6 +287,10 @@ for n in $FLOWS; do
 		log "$n flows, round $r: ceiling $pps pps"
 		echo "$n,$r,ceiling,$pps" >>"$RAW"
 		mixes "$n" "$r" ceiling
+		# Its cost in the same chain: what the fastpath's program adds is the difference.
+		ns=$(prog_cost "$(ip -n "$TB_RTR" -j -d link show r0 | jq '.[0].xdp.prog.id')" "$n") ||
+			exit 1
+		echo "ns_per_packet_ceiling_${n}_$r=$ns" >>"$OUT/extra.txt"
 		bench_in "$TB_RTR" detach "$BPIN" r0
 		napi_back
 	done
