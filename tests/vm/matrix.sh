@@ -68,9 +68,10 @@ e2e_kernels=${VM_E2E_KERNELS-5.10 5.15 6.1 6.12}
 # what the kernel cannot say), generic mode (before 5.15 no program with --steer's
 # cpumap); at the tc hook (clsact), NAT for
 # TCP, IPv6 and a VLAN. 5.15, OpenWrt 23.05's (Ubuntu 22.04's build of it): NAT for TCP at
-# both hooks, a PPPoE WAN and an nft flowtable beside the fastpath at XDP, and at the tc
-# hook, where auto attaches most router ports, DSA's VLAN layouts (a LAN on a VLAN, a
-# VLAN-filtering bridge). 6.1: what this machine's kernel may not build: a LAN on a VLAN
+# both hooks, the hand-back at FIN, a PPPoE WAN and an nft flowtable beside the fastpath at
+# XDP, and at the tc hook, where auto attaches most router ports, UDP and DNAT (which no
+# other kernel runs at clsact) and DSA's VLAN layouts (a LAN on a VLAN, a VLAN-filtering
+# bridge). 6.1: what this machine's kernel may not build: a LAN on a VLAN
 # and a bridge over a VLAN port, PPPoE over a VLAN, an IPsec tunnel with ESP, WireGuard,
 # IPIP and GRE devices, a bond; the tc hook's own test; policy routing without
 # BPF_FIB_LOOKUP_MARK (6.10), as every router kernel does it. 6.12, the newest that
@@ -86,8 +87,10 @@ plan() { # KERNEL xdp|tc: the end-to-end tests for it
 			"test_generic_mode.sh"
 		;;
 	"5.10 tc") echo "test_tcp_nat.sh test_ipv6.sh test_vlan.sh" ;;
-	"5.15 xdp") echo "test_tcp_nat.sh test_pppoe.sh test_flowtable.sh" ;;
-	"5.15 tc") echo "test_tcp_nat.sh test_vlan.sh test_bridge_vlan.sh" ;;
+	"5.15 xdp") echo "test_tcp_nat.sh test_tcp_close.sh test_pppoe.sh test_flowtable.sh" ;;
+	"5.15 tc")
+		echo "test_tcp_nat.sh test_udp.sh test_dnat.sh test_vlan.sh test_bridge_vlan.sh"
+		;;
 	"6.1 xdp")
 		echo "test_vlan.sh test_bridge_vlan.sh test_pppoe_vlan.sh test_tc_hook.sh" \
 			"test_ipsec.sh test_l3_tunnel.sh test_policy_routing.sh test_bond.sh"
