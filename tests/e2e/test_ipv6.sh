@@ -32,9 +32,11 @@ check "... from the router's address" eq "$(cat "$TB_TMP/peer")" \
 	2001:0002:0000:0002:0000:0000:0000:0001
 tb_udp_server 6001 "$TB_TMP/udp-nat.out"
 # After the first echo, a pause for the daemon: datagram by datagram, the round trips before
-# the offload were once 6% of this share (523 packets) on a busy machine.
-check "NAT66: 2000 datagrams echoed intact" \
-	cli "$FP_UDP" client 2001:2:0:2::2 6001 2000 "$TB_SETTLE_MS"
+# the offload were once 6% of this share (523 packets) on a busy machine. As many as routed
+# above: with 2000, the packets the kernel forwards before the offloads (about 400 at the tc
+# hook on 2026-12-07's image, where the 50 MB are only 3000 aggregates) were 5-6% of it.
+check "NAT66: 5000 datagrams echoed intact" \
+	cli "$FP_UDP" client 2001:2:0:2::2 6001 5000 "$TB_SETTLE_MS"
 wait "${TB_PIDS[-1]}"
 read -r _ peer _ <"$TB_TMP/udp-nat.out"
 check "... from the router's address" eq "$peer" 2001:2:0:2::1
