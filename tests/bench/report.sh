@@ -134,7 +134,8 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2fx", a / b; els
 		entries=$(extra "map_entries_$n")
 		anon=$(extra "daemon_anon_kb_$n")
 		own=${anon:+" (its own memory, RssAnon: $anon KiB; the rest its libraries and the mapped IPv4 table)"}
-		echo "- $n flows: the XDP program costs $ns ns/packet (bpf_stats, in a run of its own$ns_ceiling);" \
+		echo "- $n flows: the XDP program costs $ns ns/packet" \
+			"(bpf_stats, in a run of its own$ns_ceiling);" \
 			"the IPv$family flow table, allocated whole at attach, is $bytes bytes for" \
 			"$((slots / 2)) flow directions (--flows; two slots each:" \
 			"$(awk -v b="$bytes" -v s="$slots" 'BEGIN { if (s) printf "%.0f", 2 * b / s }')" \
