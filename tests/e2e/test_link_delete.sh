@@ -99,6 +99,31 @@ delete_r0() {
 }
 delete_r0
 check "... deleted: awaited" tb_wait 5 awaited '[{"name":"r0","failed":false}]'
+# A daemon from before detach's requests has no FP_DAEMON_UNAWAIT in its state, and
+# SIGUSR1 would end it: detach refuses and changes nothing. The daemon is made one while
+# stopped, so that it cannot publish its own state meanwhile (byte 4: flags' low byte on
+# the little-endian hosts that run this).
+as_old_daemon() { # COMMAND...
+	local state old rc
+
+	kill -STOP "$pid"
+	read -ra state <<<"$(bpftool -j map lookup pinned "$TB_PIN/fp_daemon" key 0 0 0 0 |
+		jq -r '.value | join(" ")')"
+	old=("${state[@]}")
+	old[4]=$((old[4] & ~2))
+	bpftool map update pinned "$TB_PIN/fp_daemon" key 0 0 0 0 value "${old[@]}"
+	"$@"
+	rc=$?
+	bpftool map update pinned "$TB_PIN/fp_daemon" key 0 0 0 0 value "${state[@]}"
+	kill -CONT "$pid"
+	return $rc
+}
+check "... detach refused while an older daemon awaits it" as_old_daemon \
+	tb_expect_error 1 "r0 is awaited by a daemon (pid $pid) older than this command" \
+	fastpath detach r0
+check "... still awaited" awaited '[{"name":"r0","failed":false}]'
+check "... no request left" test ! -e /run/xdp-fastpath/"xdp-fastpath-$TB".unawait
+check "... the daemon runs on" eq "$(tb_daemon_pid)" "$pid"
 check "... detached while away" eval '[ "$(fastpath detach r0)" = "r0: no longer awaited" ]'
 check "... awaited no more" tb_wait 5 awaited '[]'
 check "... the daemon says so" \
