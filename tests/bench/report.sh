@@ -6,10 +6,11 @@ set -u
 DIR=${1:?usage: report.sh DIR}
 cd "$DIR" || exit 1
 extra() { tr ' ' '\n' <extra.txt | sed -n "s/^$1=//p" | head -1; }
-# The median of NAME_<round>'s values, to a tenth; empty if there are none.
-median_extra() {
+# The median of NAME_<round>'s values, printed with FORMAT (default: to a tenth); empty if
+# there are none.
+median_extra() { # NAME [FORMAT]
 	tr ' ' '\n' <extra.txt | sed -n "s/^$1_[0-9]*=//p" | sort -n |
-		awk '{ v[NR] = $1 } END { if (NR) printf "%.1f", v[int((NR + 1) / 2)] }'
+		awk -v f="${2:-%.1f}" '{ v[NR] = $1 } END { if (NR) printf f, v[int((NR + 1) / 2)] }'
 }
 # The packet rates' frames: IPv4, through masquerade, or IPv6, routed (BENCH_FAMILY).
 family=$(extra family)
@@ -153,8 +154,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2fx", a / b; els
 		"bounds the daemon's rate from below."
 	if grep -q burst_flows_ extra.txt; then
 		# Median of the rounds: seconds from the first conntrack entry to all offloaded.
-		med() { tr ' ' '\n' <extra.txt | sed -n "s/^$1_[0-9]*=//p" | sort -n |
-			awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+		med() { median_extra "$1" %s; }
 		all() { tr ' ' '\n' <extra.txt | sed -n "s/^$1_[0-9]*=//p" | paste -sd/; }
 		n=$(med burst_flows)
 		echo "- A burst: $n conntrack entries created at once through ctnetlink (each already" \
