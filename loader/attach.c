@@ -296,15 +296,6 @@ out_close:
 	return 1;
 }
 
-/* Whether @name is in @ports, the instance's awaited ports. */
-static bool is_awaited(const struct fp_awaited_port *ports, int n, const char *name)
-{
-	for (int i = 0; i < n; i++)
-		if (!strcmp(ports[i].name, name))
-			return true;
-	return false;
-}
-
 /* Whether the daemon running as @pid takes detach's requests (SIGUSR1): one from before
  * them would die of the signal. */
 static bool daemon_takes_requests(const struct fp_instance *inst, int pid)
@@ -356,7 +347,7 @@ int cmd_detach(int argc, char **argv, struct fp_options *opt)
 	/* Every name checked before anything changes. */
 	nr_awaited = reattach_read(&inst, awaited, FP_REATTACH_MAX);
 	for (int i = 0; i < nr_missing; i++) {
-		if (!is_awaited(awaited, nr_awaited, missing[i])) {
+		if (!reattach_find(awaited, nr_awaited, missing[i])) {
 			fp_err("%s: no such interface (see 'ip link show')", missing[i]);
 			goto out;
 		}
@@ -367,7 +358,7 @@ int cmd_detach(int argc, char **argv, struct fp_options *opt)
 			i++;
 			continue;
 		}
-		if (!is_awaited(awaited, nr_awaited, ifs[i].name)) {
+		if (!reattach_find(awaited, nr_awaited, ifs[i].name)) {
 			fp_err("%s: not attached", ifs[i].name);
 			goto out;
 		}

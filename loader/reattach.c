@@ -47,19 +47,18 @@ static bool requested(FILE *request, const char *name)
 	return false;
 }
 
-/* @name's entry in @r's list, or NULL. */
-static struct fp_awaited_port *find_port(struct fp_reattach *r, const char *name)
+struct fp_awaited_port *reattach_find(struct fp_awaited_port *ports, int n, const char *name)
 {
-	for (int i = 0; i < r->nr_awaited; i++)
-		if (!strcmp(r->awaited[i].name, name))
-			return &r->awaited[i];
+	for (int i = 0; i < n; i++)
+		if (!strcmp(ports[i].name, name))
+			return &ports[i];
 	return NULL;
 }
 
 /* Takes @name out of @r's list: false if it is not there. */
 static bool remove_port(struct fp_reattach *r, const char *name)
 {
-	struct fp_awaited_port *port = find_port(r, name);
+	struct fp_awaited_port *port = reattach_find(r->awaited, r->nr_awaited, name);
 
 	if (!port)
 		return false;
@@ -192,7 +191,7 @@ static bool take_request(struct fp_reattach *r, int *lock_fd)
 
 bool reattach_add(struct fp_reattach *r, const char *name, int mode)
 {
-	struct fp_awaited_port *port = find_port(r, name);
+	struct fp_awaited_port *port = reattach_find(r->awaited, r->nr_awaited, name);
 
 	if (!port && r->nr_awaited == FP_REATTACH_MAX)
 		return false;

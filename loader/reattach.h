@@ -34,6 +34,8 @@ struct fp_reattach {
 	int nr_awaited;
 };
 
+/* @name's entry among the @n @ports of a list, or NULL. */
+struct fp_awaited_port *reattach_find(struct fp_awaited_port *ports, int n, const char *name);
 /* The instance's list, as its file says: up to @max ports into @ports; how many. */
 int reattach_read(const struct fp_instance *inst, struct fp_awaited_port *ports, int max);
 /* Writes @r's list to the instance's file; removes it if the list is empty. */
