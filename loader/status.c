@@ -297,7 +297,7 @@ static void print_peer_checksum(const struct fp_instance *inst, int ifindex)
 int cmd_status(int argc, char **argv, struct fp_options *opt)
 {
 	struct fp_daemon_state ds = {0};
-	uint64_t stats[FP_STAT_MAX], passed = 0, now = fp_now_ns();
+	uint64_t stats[FP_STAT_MAX], passed = 0;
 	uint32_t ports[FP_MAX_TX_PORTS], v4, v6, zero = 0, max_flows;
 	struct fp_instance inst;
 	struct fp_config cfg;
@@ -318,7 +318,8 @@ int cmd_status(int argc, char **argv, struct fp_options *opt)
 	for (int i = FP_STAT_PASS_NOT_IP; i < FP_STAT_MAX; i++)
 		if (i != FP_STAT_STEERED) /* counted again by its outcome */
 			passed += stats[i];
-	hb_age = cfg.heartbeat_ns ? (double)(now - cfg.heartbeat_ns) / 1e9 : -1;
+	/* Now, after fp_read_config: taken before, it could precede a heartbeat read there. */
+	hb_age = cfg.heartbeat_ns ? (double)fp_elapsed_ns(fp_now_ns(), cfg.heartbeat_ns) / 1e9 : -1;
 
 	if (opt->json) {
 		printf("{\"pin_dir\": \"%s\", \"program_id\": %u, \"interfaces\": [", inst.pin_dir,
