@@ -31,6 +31,15 @@ static void request_path(const struct fp_instance *inst, char *path, size_t len)
 	fp_run_path(inst, "unawait", -1, path, len);
 }
 
+/* The request's next name, in @line of IF_NAMESIZE + 2: false at its end. */
+static bool next_requested(FILE *request, char *line)
+{
+	if (!fgets(line, IF_NAMESIZE + 2, request))
+		return false;
+	line[strcspn(line, "\n")] = '\0';
+	return true;
+}
+
 /* Whether the request holds @name. */
 static bool requested(FILE *request, const char *name)
 {
@@ -39,11 +48,9 @@ static bool requested(FILE *request, const char *name)
 	if (!request)
 		return false;
 	rewind(request);
-	while (fgets(line, sizeof(line), request)) {
-		line[strcspn(line, "\n")] = '\0';
+	while (next_requested(request, line))
 		if (!strcmp(line, name))
 			return true;
-	}
 	return false;
 }
 
@@ -175,11 +182,9 @@ static bool take_request(struct fp_reattach *r, int *lock_fd)
 	if (*lock_fd < 0)
 		return false;
 	f = fopen(path, "re");
-	while (f && fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = '\0';
+	while (f && next_requested(f, line))
 		if (remove_port(r, line))
 			fp_log(LOG_NOTICE, "%s: detached by the operator, no longer awaited", line);
-	}
 	if (f)
 		fclose(f);
 	/* Saved even if none was ours: a daemon started after the request read the list
