@@ -515,18 +515,24 @@ tb_share_bar() { # PERCENT
 	if [ -n "${E2E_EMULATED:-}${E2E_SANITIZED:-}" ]; then echo $(($1 - 5)); else echo "$1"; fi
 }
 # The fastpath carried at least PERCENT (tb_share_bar) of the bytes and of the packets. The
-# bytes say how much of the traffic it carried, the packets that it carried both directions
-# (a direction left to the kernel, a transfer's ACKs, is many packets and few bytes). Where
-# it forwarded GRO aggregates (the tc hook), its packets are a few thousand aggregates, and
-# the kernel's before the offload (a millisecond, ~1 MB of a transfer) hundreds of packets
-# or aggregates: the packets' bar is 15 points lower there.
+# bytes say how much of the traffic it carried, the packets that it carried both ways (a way
+# left to the kernel, a transfer's ACKs, is many packets and few bytes). Where it forwarded
+# GRO aggregates (the tc hook) the kernel forwards them too, faster than frame by frame: the
+# moment before the offload is more of the bytes there, and the bar 5 points lower. The
+# packets are then as few as the aggregates are large (50 MB were 13000-15000 of them here,
+# 3600 in a CI run, against the kernel's 200-1000 before the offload): more than two
+# thirds of them still says both ways were offloaded, a way left to the kernel being half.
 tb_share_at_least() { # PERCENT
-	local want want_packets
+	local want want_packets bytes packets
 	want=$(tb_share_bar "$1")
 	want_packets=$want
-	[ "$(($(tb_stat forwarded_gso) - TB_FWD_GSO0))" -eq 0 ] || want_packets=$((want - 15))
+	if [ "$(($(tb_stat forwarded_gso) - TB_FWD_GSO0))" -gt 0 ]; then
+		want=$((want - 5))
+		want_packets=$((want < 67 ? want : 67))
+	fi
 	tb_log "  (at least $want% of the bytes, $want_packets% of the packets)"
-	ge "$(tb_byte_share_percent)" "$want" && ge "$(tb_share_percent)" "$want_packets"
+	bytes=$(tb_byte_share_percent) packets=$(tb_share_percent)
+	ge "$bytes" "$want" && ge "$packets" "$want_packets"
 }
 # Comparisons for check: a failed one says what it got (quiet while tb_wait polls).
 ge() { [ "$1" -ge "$2" ] || { [ -n "${TB_QUIET:-}" ] || tb_log "    got $1, want >= $2"; return 1; }; }
