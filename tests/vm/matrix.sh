@@ -37,8 +37,8 @@
 #                   once oopsed while booting, an int3 left by the kernel's patching of its
 #                   own code (an emulation fault). Such a guest keeps one host core busy, so
 #                   its tc hook's guest runs beside its XDP one (as do the 32-bit MIPS
-#                   guest's two, one vCPU each; see beside below): 5.15, whose two plans
-#                   are of a size, is here for that
+#                   guest's two, one vCPU each, and the fp-test guests of two such kernels;
+#                   see beside below): 5.15, whose two plans are of a size, is here for that
 #
 # With qemu's multi-threaded TCG, the kernel's rewrite of its XDP dispatcher while another
 # vCPU runs it locks 5.10 up and oopses 6.12 (tests/vm/xdp-swap-lockup.sh does it without
@@ -255,8 +255,21 @@ guest_accel() { # KERNEL
 		echo "${VM_ACCEL:-}"
 	fi
 }
+# fp-test on each kernel; those whose vCPUs take turns (one host thread each) two at a time.
+singles=()
 for k in $kernels; do
+	if [ "$(guest_accel "$k")" = tcg,thread=single ]; then
+		singles+=("$k")
+		continue
+	fi
 	VM_ACCEL=$(guest_accel "$k") fptest_guest "$k" "$k" build/fp-test
+done
+for ((i = 0; i < ${#singles[@]}; i += 2)); do
+	[ $((i + 1)) -lt ${#singles[@]} ] &&
+		VM_ACCEL=tcg,thread=single beside fptest_guest "${singles[i + 1]}" "${singles[i + 1]}" \
+			build/fp-test
+	VM_ACCEL=tcg,thread=single fptest_guest "${singles[i]}" "${singles[i]}" build/fp-test
+	settle
 done
 # fp-test and the end-to-end TESTS, cross-built for ARCH, in a guest of that architecture.
 cross_guest() { # ARCH KERNEL WHAT TESTS...
