@@ -232,13 +232,8 @@ tb_cleanup() {
 	return $rc
 }
 
-# Counter values: the kernel's forwarded packets and their L3 bytes (nft), and the fastpath's.
-tb_kernel_forwarded() {
-	rtr nft list counter inet fw kernel_forwarded | awk '/packets/ { print $2 }'
-}
-tb_kernel_forwarded_bytes() {
-	rtr nft list counter inet fw kernel_forwarded | awk '/packets/ { print $4 }'
-}
+# Counter values: the packets nft dropped as invalid, and the fastpath's (tb_share_counters
+# reads nft's forwarded packets).
 tb_invalid_dropped() {
 	rtr nft list counter inet fw invalid | awk '/packets/ { print $2 }'
 }
@@ -488,24 +483,33 @@ tb_wait() { # SECONDS COMMAND...
 	done
 }
 
-# The share of forwarded packets the fastpath carried since tb_share_start, and of their bytes.
+# The share of forwarded packets the fastpath carried since tb_share_start, and of their
+# bytes. A share's counters, read at once: the fastpath's forwarded packets, their L3 bytes
+# and its GRO aggregates, the kernel's forwarded packets and their L3 bytes (nft).
+tb_share_counters() {
+	fastpath stats --json | jq -r '"\(.forwarded) \(.forwarded_bytes) \(.forwarded_gso)"' |
+		tr '\n' ' '
+	rtr nft list counter inet fw kernel_forwarded | awk '/packets/ { print $2, $4 }'
+}
 tb_share_start() {
-	TB_FWD0=$(tb_stat forwarded)
-	TB_KERN0=$(tb_kernel_forwarded)
-	TB_FWD_GSO0=$(tb_stat forwarded_gso)
-	TB_FWD_BYTES0=$(tb_stat forwarded_bytes)
-	TB_KERN_BYTES0=$(tb_kernel_forwarded_bytes)
+	read -r TB_FWD0 TB_FWD_BYTES0 TB_FWD_GSO0 TB_KERN0 TB_KERN_BYTES0 < <(tb_share_counters)
+}
+# The same counters, since tb_share_start.
+tb_share_since_start() {
+	local fwd fwd_bytes fwd_gso kern kern_bytes
+	read -r fwd fwd_bytes fwd_gso kern kern_bytes < <(tb_share_counters)
+	echo $((fwd - TB_FWD0)) $((fwd_bytes - TB_FWD_BYTES0)) $((fwd_gso - TB_FWD_GSO0)) \
+		$((kern - TB_KERN0)) $((kern_bytes - TB_KERN_BYTES0))
+}
+# The fastpath's share in percent of FASTPATH and KERNEL, counted in UNIT (logged).
+tb_percent() { # FASTPATH KERNEL UNIT
+	tb_log "  fastpath forwarded $1 $3, kernel forwarded $2"
+	echo $(($1 * 100 / ($1 + $2 + 1)))
 }
 tb_share_percent() {
-	local fwd=$(($(tb_stat forwarded) - TB_FWD0)) kern=$(($(tb_kernel_forwarded) - TB_KERN0))
-	tb_log "  fastpath forwarded $fwd packets, kernel forwarded $kern"
-	echo $((fwd * 100 / (fwd + kern + 1)))
-}
-tb_byte_share_percent() {
-	local fwd=$(($(tb_stat forwarded_bytes) - TB_FWD_BYTES0))
-	local kern=$(($(tb_kernel_forwarded_bytes) - TB_KERN_BYTES0))
-	tb_log "  fastpath forwarded $fwd bytes, kernel forwarded $kern"
-	echo $((fwd * 100 / (fwd + kern + 1)))
+	local fwd fwd_bytes fwd_gso kern kern_bytes
+	read -r fwd fwd_bytes fwd_gso kern kern_bytes < <(tb_share_since_start)
+	tb_percent "$fwd" "$kern" packets
 }
 # The bar for a share of PERCENT on the fastpath. In a qemu guest (tests/vm/ sets
 # E2E_EMULATED) and under ASan (tests/run-sanitized.sh sets E2E_SANITIZED) the daemon needs
@@ -523,15 +527,17 @@ tb_share_bar() { # PERCENT
 # 3600 in a CI run, against the kernel's 200-1000 before the offload): more than two
 # thirds of them still says both ways were offloaded, a way left to the kernel being half.
 tb_share_at_least() { # PERCENT
-	local want want_packets bytes packets
+	local want want_packets bytes packets fwd fwd_bytes fwd_gso kern kern_bytes
+	read -r fwd fwd_bytes fwd_gso kern kern_bytes < <(tb_share_since_start)
 	want=$(tb_share_bar "$1")
 	want_packets=$want
-	if [ "$(($(tb_stat forwarded_gso) - TB_FWD_GSO0))" -gt 0 ]; then
+	if [ "$fwd_gso" -gt 0 ]; then
 		want=$((want - 5))
 		want_packets=$((want < 67 ? want : 67))
 	fi
 	tb_log "  (at least $want% of the bytes, $want_packets% of the packets)"
-	bytes=$(tb_byte_share_percent) packets=$(tb_share_percent)
+	bytes=$(tb_percent "$fwd_bytes" "$kern_bytes" bytes)
+	packets=$(tb_percent "$fwd" "$kern" packets)
 	ge "$bytes" "$want" && ge "$packets" "$want_packets"
 }
 # Comparisons for check: a failed one says what it got (quiet while tb_wait polls).
