@@ -258,11 +258,12 @@ guest_accel() { # KERNEL
 # fp-test on each kernel; those whose vCPUs take turns (one host thread each) two at a time.
 singles=()
 for k in $kernels; do
-	if [ "$(guest_accel "$k")" = tcg,thread=single ]; then
+	accel=$(guest_accel "$k")
+	if [ "$accel" = tcg,thread=single ]; then
 		singles+=("$k")
 		continue
 	fi
-	VM_ACCEL=$(guest_accel "$k") fptest_guest "$k" "$k" build/fp-test
+	VM_ACCEL=$accel fptest_guest "$k" "$k" build/fp-test
 done
 for ((i = 0; i < ${#singles[@]}; i += 2)); do
 	[ $((i + 1)) -lt ${#singles[@]} ] &&
