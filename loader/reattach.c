@@ -31,10 +31,10 @@ static void request_path(const struct fp_instance *inst, char *path, size_t len)
 	fp_run_path(inst, "unawait", -1, path, len);
 }
 
-/* The request's next name, in @line of IF_NAMESIZE + 2: false at its end. */
-static bool next_requested(FILE *request, char *line)
+/* The request's next name, into @line of @len bytes: false at its end. */
+static bool next_requested(FILE *request, char *line, int len)
 {
-	if (!fgets(line, IF_NAMESIZE + 2, request))
+	if (!fgets(line, len, request))
 		return false;
 	line[strcspn(line, "\n")] = '\0';
 	return true;
@@ -48,7 +48,7 @@ static bool requested(FILE *request, const char *name)
 	if (!request)
 		return false;
 	rewind(request);
-	while (next_requested(request, line))
+	while (next_requested(request, line, sizeof(line)))
 		if (!strcmp(line, name))
 			return true;
 	return false;
@@ -182,7 +182,7 @@ static bool take_request(struct fp_reattach *r, int *lock_fd)
 	if (*lock_fd < 0)
 		return false;
 	f = fopen(path, "re");
-	while (f && next_requested(f, line))
+	while (f && next_requested(f, line, sizeof(line)))
 		if (remove_port(r, line))
 			fp_log(LOG_NOTICE, "%s: detached by the operator, no longer awaited", line);
 	if (f)
