@@ -30,9 +30,9 @@ more_forwarded() { ge "$(tb_stat forwarded)" $((forwarded + 100)); }
 check "... and carry it" tb_wait 10 more_forwarded
 
 at_rest() { tb_status | jq -r '"\(.scans) \(.port_reads)"'; }
-read -r scans reads < <(at_rest)
+read -r scans reads <<<"$(at_rest)"
 sleep 2
-read -r scans_after reads_after < <(at_rest)
+read -r scans_after reads_after <<<"$(at_rest)"
 check "at rest the scans go on ($((scans_after - scans)) in 2 s)" ge $((scans_after - scans)) 20
 check "... without reading the ports' configuration each time ($((reads_after - reads)))" \
 	le $((reads_after - reads)) 1

@@ -51,7 +51,7 @@ triggers() {
 # daemon, which follows links, bridges and the firewall by itself).
 check "the init script reloads on its own, the network's and the firewall's config" eq \
 	"$(triggers)" "xdp-fastpath network firewall"
-mapfile -t cmd < <(build_cmd)
+mapfile -t cmd <<<"$(build_cmd)"
 check "the init script builds the command from the UCI config" eq "${cmd[*]}" \
 	"/usr/sbin/xdp-fastpath attach --foreground --flows 4096 --skip-mark 0x10/0xf0 --steer r0 r1"
 # Run it: the command line as procd would, with this build and the test's pin directory.

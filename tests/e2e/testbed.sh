@@ -492,12 +492,13 @@ tb_share_counters() {
 	rtr nft list counter inet fw kernel_forwarded | awk '/packets/ { print $2, $4 }'
 }
 tb_share_start() {
-	read -r TB_FWD0 TB_FWD_BYTES0 TB_FWD_GSO0 TB_KERN0 TB_KERN_BYTES0 < <(tb_share_counters)
+	read -r TB_FWD0 TB_FWD_BYTES0 TB_FWD_GSO0 TB_KERN0 TB_KERN_BYTES0 \
+		<<<"$(tb_share_counters)"
 }
 # The same counters, since tb_share_start.
 tb_share_since_start() {
 	local fwd fwd_bytes fwd_gso kern kern_bytes
-	read -r fwd fwd_bytes fwd_gso kern kern_bytes < <(tb_share_counters)
+	read -r fwd fwd_bytes fwd_gso kern kern_bytes <<<"$(tb_share_counters)"
 	echo $((fwd - TB_FWD0)) $((fwd_bytes - TB_FWD_BYTES0)) $((fwd_gso - TB_FWD_GSO0)) \
 		$((kern - TB_KERN0)) $((kern_bytes - TB_KERN_BYTES0))
 }
@@ -508,7 +509,7 @@ tb_percent() { # FASTPATH KERNEL UNIT
 }
 tb_share_percent() {
 	local fwd fwd_bytes fwd_gso kern kern_bytes
-	read -r fwd fwd_bytes fwd_gso kern kern_bytes < <(tb_share_since_start)
+	read -r fwd fwd_bytes fwd_gso kern kern_bytes <<<"$(tb_share_since_start)"
 	tb_percent "$fwd" "$kern" packets
 }
 # The bar for a share of PERCENT on the fastpath. In a qemu guest (tests/vm/ sets
@@ -528,7 +529,7 @@ tb_share_bar() { # PERCENT
 # thirds of them still says both ways were offloaded, a way left to the kernel being half.
 tb_share_at_least() { # PERCENT
 	local want want_packets bytes packets fwd fwd_bytes fwd_gso kern kern_bytes
-	read -r fwd fwd_bytes fwd_gso kern kern_bytes < <(tb_share_since_start)
+	read -r fwd fwd_bytes fwd_gso kern kern_bytes <<<"$(tb_share_since_start)"
 	want=$(tb_share_bar "$1")
 	want_packets=$want
 	if [ "$fwd_gso" -gt 0 ]; then
