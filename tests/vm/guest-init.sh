@@ -10,6 +10,8 @@ export HOME=/root TERM=dumb
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev 2>/dev/null
+# devtmpfs has no /dev/fd, which udev makes on a booted system and bash's <(...) needs.
+ln -sfn /proc/self/fd /dev/fd
 mkdir -p /dev/pts /dev/shm
 mount -t devpts -o gid=5,mode=620,ptmxmode=666 devpts /dev/pts # pppd needs ptys
 mount -t tmpfs tmpfs /dev/shm
