@@ -20,7 +20,7 @@
 #                   (ARMv7, as ipq40xx and mvebu routers) with its JIT on; "" skips it
 #   VM_MIPS32_KERNELS default "6.1": fp-test and VM_MIPS32_E2E_TESTS (default: those of
 #                   the big-endian guest and the interpreter's; the whole core passes, in
-#                   5 minutes; beside its fp-test, they cost no time) on a 32-bit
+#                   5 minutes; one vCPU, beside another guest) on a 32-bit
 #                   little-endian MIPS guest (a 74Kf core on qemu's Malta board, as ramips
 #                   and ath79 routers have; Debian has no big-endian MIPS after 10), JIT
 #                   on; "" skips it
@@ -36,9 +36,8 @@
 #                   the end-to-end tests' waits stretched (E2E_TIME_SCALE=3). 6.12's guest
 #                   once oopsed while booting, an int3 left by the kernel's patching of its
 #                   own code (an emulation fault). Such a guest keeps one host core busy, so
-#                   its tc hook's guest runs beside its XDP one (as do the 32-bit MIPS
-#                   guest's two, one vCPU each, and the fp-test guests of two such kernels;
-#                   see beside below): 5.15, whose two plans are of a size, is here for that
+#                   its tc hook's guest runs beside its XDP one (see two_at_a_time below):
+#                   5.15, whose two plans are of a size, is here for that
 #
 # With qemu's multi-threaded TCG, the kernel's rewrite of its XDP dispatcher while another
 # vCPU runs it locks 5.10 up and oopses 6.12 (tests/vm/xdp-swap-lockup.sh does it without
@@ -111,8 +110,8 @@ log=$(mktemp)
 
 console=$(mktemp)
 export VM_LOG=$console # the guest's whole console, kernel messages included
-beside_pid='' beside_out=''
-trap 'rm -f "$log" "$console"; abandon_beside' EXIT
+declare -A pair_out=() # the jobs two_at_a_time runs: their pids and output files
+trap 'rm -f "$log" "$console"; abandon_pair' EXIT
 
 # A guest that hung (a lockup, a device that never goes away) says why in the kernel's
 # messages, which the lines the matrix prints leave out.
@@ -194,15 +193,26 @@ fptest_guest() { # KERNEL NAME FP_TEST: one guest runs it (VM_ARCH, VM_ACCEL pas
 	count "fp-test on $2"
 	echo "   (the guest took $((SECONDS - start)) s)"
 }
-# A guest whose vCPUs take turns, or that has one (Malta's), runs on one host thread, and
-# this machine and CI's have two cores: beside runs one such guest (FUNCTION ARGS...,
-# e2e_guest or fptest_guest) in the background while another runs here, its output held
-# back until settle prints it and adds its counts. One at a time; the guests share nothing
-# (run.sh gives each its own overlay, and fetches and builds what they share in turn).
-beside() { # FUNCTION ARGS...
-	beside_out=$(mktemp)
-	apart "$@" >"$beside_out" 2>&1 &
-	beside_pid=$!
+# A guest that keeps one host core busy, and no more, runs beside another such guest: this
+# machine and CI's have two cores. fp-test is one process, whatever the guest's vCPUs; a
+# guest whose vCPUs take turns, or that has one (Malta's), runs on one host thread. The end-
+# to-end tests of a guest with two vCPUs that run together keep both cores busy, and run
+# alone. two_at_a_time runs its JOBs (command lines, FUNCTION ARGS... with the variables
+# they set, e2e_guest or fptest_guest) two at a time, each apart, with logs and counts of
+# its own: a job's output shows, whole, when it ends, and its counts add to the run's.
+# The guests share nothing (run.sh gives each its own overlay, and fetches and builds what
+# they share in turn).
+two_at_a_time() { # JOB...
+	local job out
+	for job in "$@"; do
+		[ ${#pair_out[@]} -lt 2 ] || pair_reap
+		out=$(mktemp)
+		apart eval "$job" >"$out" 2>&1 &
+		pair_out[$!]=$out
+	done
+	while [ ${#pair_out[@]} -gt 0 ]; do
+		pair_reap
+	done
 }
 apart() { # FUNCTION ARGS...: runs it with logs and counts of its own, which it prints last
 	local log console passed=0 failed=0 froze=0
@@ -211,18 +221,18 @@ apart() { # FUNCTION ARGS...: runs it with logs and counts of its own, which it 
 	# shellcheck disable=SC2064 # these files, not the caller's $log when the job ends
 	trap "rm -f $(printf '%q %q' "$log" "$console")" EXIT
 	"$@"
-	echo "beside-counts: $passed $failed $froze"
+	echo "job-counts: $passed $failed $froze"
 }
-settle() {
-	[ -n "$beside_pid" ] || return 0
-	wait "$beside_pid"
-	grep -v '^beside-counts: ' "$beside_out"
-	local counts
-	counts=$(sed -n 's/^beside-counts: //p' "$beside_out")
-	rm -f "$beside_out"
-	beside_pid=''
+pair_reap() { # the next job of two_at_a_time to end: shows its output, adds its counts
+	local pid out counts
+	wait -n -p pid "${!pair_out[@]}"
+	out=${pair_out[$pid]}
+	unset "pair_out[$pid]"
+	grep -v '^job-counts: ' "$out"
+	counts=$(sed -n 's/^job-counts: //p' "$out")
+	rm -f "$out"
 	if [ -z "$counts" ]; then
-		echo "FAIL - the guest that ran beside: no result (see above)"
+		echo "FAIL - a guest that ran beside another: no result (see above)"
 		failed=$((failed + 1))
 		return
 	fi
@@ -231,14 +241,16 @@ settle() {
 	failed=$((failed + counts[1]))
 	froze=$((froze + counts[2]))
 }
-# On the way out (a failure, ^C, a timeout): the guest beside stops, and shows what it did.
-abandon_beside() {
-	[ -n "$beside_pid" ] || return 0
-	kill_tree "$beside_pid"
-	wait "$beside_pid"
-	echo "(stopped, with this run: the guest that ran beside)"
-	grep -v '^beside-counts: ' "$beside_out"
-	rm -f "$beside_out"
+# On the way out (a failure, ^C, a timeout): the jobs under way stop, and show what they did.
+abandon_pair() {
+	local pid
+	for pid in "${!pair_out[@]}"; do
+		kill_tree "$pid"
+		wait "$pid"
+		echo "(stopped, with this run: a guest that ran beside another)"
+		grep -v '^job-counts: ' "${pair_out[$pid]}"
+		rm -f "${pair_out[$pid]}"
+	done
 }
 kill_tree() { # PID: it and every process under it (a background job ignores ^C)
 	local child
@@ -255,58 +267,59 @@ guest_accel() { # KERNEL
 		echo "${VM_ACCEL:-}"
 	fi
 }
-# fp-test on each kernel; those whose vCPUs take turns (one host thread each) two at a time.
-singles=()
-for k in $kernels; do
-	accel=$(guest_accel "$k")
-	if [ "$accel" = tcg,thread=single ]; then
-		singles+=("$k")
-		continue
-	fi
-	VM_ACCEL=$accel fptest_guest "$k" "$k" build/fp-test
-done
-for ((i = 0; i < ${#singles[@]}; i += 2)); do
-	[ $((i + 1)) -lt ${#singles[@]} ] &&
-		VM_ACCEL=tcg,thread=single beside fptest_guest "${singles[i + 1]}" "${singles[i + 1]}" \
-			build/fp-test
-	VM_ACCEL=tcg,thread=single fptest_guest "${singles[i]}" "${singles[i]}" build/fp-test
-	settle
-done
-# fp-test and the end-to-end TESTS, cross-built for ARCH, in a guest of that architecture.
-cross_guest() { # ARCH KERNEL WHAT TESTS...
-	local arch=$1 k=$2 what=$3
-	shift 3
+# The cross builds the other architectures' guests run, first: a job that follows each
+# (fp-test, the end-to-end tests) names it; a failed build is one failure.
+cross_built=()
+for arch_kernels in "s390x $be_kernels" "armhf $arm32_kernels" "mipsel $mips32_kernels"; do
+	read -r arch arch_kernels <<<"$arch_kernels"
+	[ -n "$arch_kernels" ] || continue
 	echo "== the cross build for $arch"
-	if ! tests/cross/build.sh "$arch" >"$log" 2>&1; then
+	if tests/cross/build.sh "$arch" >"$log" 2>&1; then
+		cross_built+=("$arch")
+	else
 		tail -n 20 "$log"
-		echo "FAIL - fp-test on $k $arch: the cross build"
+		echo "FAIL - the cross build for $arch"
 		failed=$((failed + 1))
-		return
 	fi
-	local at=()
-	[ "$arch" = mipsel ] && at=(beside) # Malta's one vCPU: its two guests side by side
-	VM_ARCH=$arch "${at[@]}" fptest_guest "$k" "$k $what" "build/$arch/fp-test"
-	E2E_BUILD=build/$arch VM_ARCH=$arch e2e_guest "$k" "end-to-end tests, $what," "$@"
-	settle
+done
+built() { [[ " ${cross_built[*]} " == *" $1 "* ]]; } # ARCH
+cross_e2e() { # ARCH KERNEL WHAT TESTS...: its end-to-end tests, cross-built, in its guest
+	E2E_BUILD=build/$1 VM_ARCH=$1 e2e_guest "$2" "end-to-end tests, $3," "${@:4}"
 }
+what_s390x="s390x, big-endian" what_armhf="armhf, 32-bit ARM" what_mipsel="mipsel, 32-bit MIPS"
+# One host core each: fp-test on every kernel and architecture, and the end-to-end tests
+# of the 32-bit MIPS guest (Malta's one vCPU), the longest first.
+one_core=()
+for k in $mips32_kernels; do
+	built mipsel && one_core+=("cross_e2e mipsel $k '$what_mipsel' $mips32_e2e_tests")
+done
+for arch_kernels in "armhf $arm32_kernels" "s390x $be_kernels" "mipsel $mips32_kernels"; do
+	read -r arch arch_kernels <<<"$arch_kernels"
+	built "$arch" || continue
+	what=what_$arch
+	for k in $arch_kernels; do
+		fuzz=''
+		# The big-endian guest has no JIT for BPF: fewer random frames there.
+		[ "$arch" = s390x ] && fuzz=${FP_FUZZ_ITERATIONS:-${VM_BE_FUZZ_ITERATIONS:-20000}}
+		fuzz=${fuzz:+FP_FUZZ_ITERATIONS=$fuzz}
+		one_core+=("$fuzz VM_ARCH=$arch fptest_guest $k '$k ${!what}' build/$arch/fp-test")
+	done
+done
+for k in $kernels; do
+	one_core+=("VM_ACCEL=$(guest_accel "$k") fptest_guest $k $k build/fp-test")
+done
+two_at_a_time "${one_core[@]}"
+# Two cores each: the end-to-end tests of the other architectures' guests.
 for k in $be_kernels; do
 	# shellcheck disable=SC2086 # a list of test names
-	FP_FUZZ_ITERATIONS=${FP_FUZZ_ITERATIONS:-${VM_BE_FUZZ_ITERATIONS:-20000}} \
-		cross_guest s390x "$k" "s390x, big-endian" $be_e2e_tests
+	built s390x && cross_e2e s390x "$k" "$what_s390x" $be_e2e_tests
 done
 for k in $arm32_kernels; do
 	# shellcheck disable=SC2086 # a list of test names
-	cross_guest armhf "$k" "armhf, 32-bit ARM" $arm32_e2e_tests
+	built armhf && cross_e2e armhf "$k" "$what_armhf" $arm32_e2e_tests
 done
-for k in $mips32_kernels; do
-	# shellcheck disable=SC2086 # a list of test names
-	cross_guest mipsel "$k" "mipsel, 32-bit MIPS" $mips32_e2e_tests
-done
-at_tc_hook() { # [beside]: the tc hook's end-to-end guest of kernel k (the loop below)
-	# shellcheck disable=SC2046 # a list of test names
-	VM_ACCEL=$accel E2E_TIME_SCALE=$scale E2E_MODE=tc \
-		"$@" e2e_guest "$k" "end-to-end tests at the tc hook" $(pick out "$tc_tests" "$serial")
-}
+# The end-to-end tests on each kernel: at XDP, then at the tc hook; with the vCPUs in turn
+# (one host core each) the two guests side by side.
 for k in $e2e_kernels; do
 	serial=''
 	[[ " $serial_kernels " == *" $k "* ]] && serial=$serial_tests
@@ -315,14 +328,18 @@ for k in $e2e_kernels; do
 	accel=$(guest_accel "$k")
 	scale=${E2E_TIME_SCALE:-1}
 	[ "$accel" = tcg,thread=single ] && scale=3
+	at_xdp="VM_ACCEL=$accel E2E_TIME_SCALE=$scale e2e_guest $k 'end-to-end tests'"
+	at_xdp+=" $(pick out "$e2e_tests" "$serial")"
+	at_tc="VM_ACCEL=$accel E2E_TIME_SCALE=$scale E2E_MODE=tc"
+	at_tc+=" e2e_guest $k 'end-to-end tests at the tc hook' $(pick out "$tc_tests" "$serial")"
+	if [ "$accel" = tcg,thread=single ]; then
+		two_at_a_time "$at_tc" "$at_xdp"
+	else
+		eval "$at_xdp"
+		eval "$at_tc"
+	fi
 	# shellcheck disable=SC2046 # lists of test names
 	{
-		# With the vCPUs in turn, the tc hook's guest runs beside the XDP one.
-		[ "$accel" = tcg,thread=single ] && at_tc_hook beside
-		VM_ACCEL=$accel E2E_TIME_SCALE=$scale \
-			e2e_guest "$k" "end-to-end tests" $(pick out "$e2e_tests" "$serial")
-		[ "$accel" = tcg,thread=single ] || at_tc_hook
-		settle
 		VM_ACCEL=tcg,thread=single E2E_TIME_SCALE=3 \
 			e2e_guest "$k" "end-to-end tests that swap XDP programs, vCPUs in turn" \
 			$(pick in "$e2e_tests" "$serial")
