@@ -23,6 +23,8 @@ TB_SRV=${TB}srv
 TB_CLI2=${TB}cli2 # tb_add_cli2
 TB_PIN=/sys/fs/bpf/xdp-fastpath-$TB
 TB_TMP=$(mktemp -d /tmp/xdp-fastpath-$TB.XXXXXX)
+# A test that skips before tb_setup leaves nothing either (tb_setup installs tb_cleanup).
+trap 'rm -rf "$TB_TMP"' EXIT
 TB_PIDS=()
 TB_EXTRA_NS=() # namespaces a test adds; tb_cleanup removes them too
 TB_UNDO=()     # commands that undo what a test changed outside its namespaces; run last first
