@@ -8,6 +8,10 @@
 # first, the control); with --steer=1 all of it on CPU 1; with --steer the flows spread
 # over the CPUs.
 . "$(dirname "$0")/testbed.sh"
+if [ "${E2E_MODE:-}" = tc ]; then
+	tb_log "skip: --steer hands frames to other CPUs from XDP, not from the tc hook"
+	exit 77
+fi
 tb_setup
 cpus=$(nproc)
 
