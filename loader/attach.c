@@ -277,6 +277,11 @@ int cmd_attach(int argc, char **argv, struct fp_options *opt)
 			printf(": %s\n", ifs[i].caveats);
 		else
 			printf("\n");
+		/* The tc program has no cpumap; it runs after RPS, which spreads by flow. */
+		if (opt->steer && ifs[i].hook == FP_HOOK_TC)
+			printf("%s: not steered: --steer works at XDP; at the tc hook, RPS "
+			       "(rps_cpus) spreads the packets\n",
+			       ifs[i].name);
 	}
 	if (opt->foreground && fp_daemon_pid(&inst) <= 0)
 		await_missing(&inst, missing, nr_missing, opt->mode);

@@ -72,4 +72,9 @@ fwd=$(($(tb_stat forwarded) - TB_FWD0)) steered=$(($(tb_stat steered) - steered0
 tb_log "  forwarded $fwd, steered $steered"
 check "every forwarded packet was steered first" ge "$steered" "$fwd"
 check "no packet was dropped as invalid" eq "$(tb_invalid_dropped)" 0
+
+# The tc hook's program forwards on the CPU that received the packet: attach says so.
+E2E_MODE='' tb_reattach at_tc --steer --mode tc || exit 1
+check "attach --steer --mode tc says each port is not steered" \
+	eq "$(grep -c '^r[01]: not steered: --steer works at XDP' "$TB_TMP/at_tc.out")" 2
 tb_done
