@@ -267,12 +267,16 @@ guest_accel() { # KERNEL
 		echo "${VM_ACCEL:-}"
 	fi
 }
-# The cross builds the other architectures' guests run, first: a job that follows each
-# (fp-test, the end-to-end tests) names it; a failed build is one failure.
+# The other architectures' guests: their kernels, their names here, their end-to-end tests.
+declare -A arch_kernels=([s390x]=$be_kernels [armhf]=$arm32_kernels [mipsel]=$mips32_kernels)
+declare -A arch_what=([s390x]="s390x, big-endian" [armhf]="armhf, 32-bit ARM"
+	[mipsel]="mipsel, 32-bit MIPS")
+declare -A arch_e2e_tests=([s390x]=$be_e2e_tests [armhf]=$arm32_e2e_tests
+	[mipsel]=$mips32_e2e_tests)
+# Their cross builds, first; an architecture whose build failed (one failure) runs nothing.
 cross_built=()
-for arch_kernels in "s390x $be_kernels" "armhf $arm32_kernels" "mipsel $mips32_kernels"; do
-	read -r arch arch_kernels <<<"$arch_kernels"
-	[ -n "$arch_kernels" ] || continue
+for arch in s390x armhf mipsel; do
+	[ -n "${arch_kernels[$arch]}" ] || continue
 	echo "== the cross build for $arch"
 	if tests/cross/build.sh "$arch" >"$log" 2>&1; then
 		cross_built+=("$arch")
@@ -282,41 +286,40 @@ for arch_kernels in "s390x $be_kernels" "armhf $arm32_kernels" "mipsel $mips32_k
 		failed=$((failed + 1))
 	fi
 done
-built() { [[ " ${cross_built[*]} " == *" $1 "* ]]; } # ARCH
-cross_e2e() { # ARCH KERNEL WHAT TESTS...: its end-to-end tests, cross-built, in its guest
-	E2E_BUILD=build/$1 VM_ARCH=$1 e2e_guest "$2" "end-to-end tests, $3," "${@:4}"
-}
-what_s390x="s390x, big-endian" what_armhf="armhf, 32-bit ARM" what_mipsel="mipsel, 32-bit MIPS"
-# One host core each: fp-test on every kernel and architecture, and the end-to-end tests
-# of the 32-bit MIPS guest (Malta's one vCPU), the longest first.
-one_core=()
-for k in $mips32_kernels; do
-	built mipsel && one_core+=("cross_e2e mipsel $k '$what_mipsel' $mips32_e2e_tests")
-done
-for arch_kernels in "armhf $arm32_kernels" "s390x $be_kernels" "mipsel $mips32_kernels"; do
-	read -r arch arch_kernels <<<"$arch_kernels"
-	built "$arch" || continue
-	what=what_$arch
-	for k in $arch_kernels; do
-		fuzz=''
-		# The big-endian guest has no JIT for BPF: fewer random frames there.
-		[ "$arch" = s390x ] && fuzz=${FP_FUZZ_ITERATIONS:-${VM_BE_FUZZ_ITERATIONS:-20000}}
-		fuzz=${fuzz:+FP_FUZZ_ITERATIONS=$fuzz}
-		one_core+=("$fuzz VM_ARCH=$arch fptest_guest $k '$k ${!what}' build/$arch/fp-test")
+queue=() # jobs: command lines, as two_at_a_time takes them
+queue_cross() { # ARCH fp-test|e2e: a job for each kernel of ARCH's guests, if it was built
+	local arch=$1 k job fuzz=''
+	[[ " ${cross_built[*]} " == *" $arch "* ]] || return 0
+	# The big-endian guest has no JIT for BPF: fewer random frames there.
+	[ "$arch" = s390x ] &&
+		fuzz=FP_FUZZ_ITERATIONS=${FP_FUZZ_ITERATIONS:-${VM_BE_FUZZ_ITERATIONS:-20000}}
+	for k in ${arch_kernels[$arch]}; do
+		if [ "$2" = e2e ]; then
+			job="E2E_BUILD=build/$arch VM_ARCH=$arch e2e_guest $k"
+			job+=" 'end-to-end tests, ${arch_what[$arch]},' ${arch_e2e_tests[$arch]}"
+		else
+			job="$fuzz VM_ARCH=$arch fptest_guest $k '$k ${arch_what[$arch]}'"
+			job+=" build/$arch/fp-test"
+		fi
+		queue+=("$job")
 	done
+}
+# One host core each: fp-test on every kernel and architecture, and the end-to-end tests
+# of the 32-bit MIPS guest (Malta's one vCPU); the cross-built ones, the slowest, first.
+queue_cross mipsel e2e
+for arch in armhf s390x mipsel; do
+	queue_cross "$arch" fp-test
 done
 for k in $kernels; do
-	one_core+=("VM_ACCEL=$(guest_accel "$k") fptest_guest $k $k build/fp-test")
+	queue+=("VM_ACCEL=$(guest_accel "$k") fptest_guest $k $k build/fp-test")
 done
-two_at_a_time "${one_core[@]}"
-# Two cores each: the end-to-end tests of the other architectures' guests.
-for k in $be_kernels; do
-	# shellcheck disable=SC2086 # a list of test names
-	built s390x && cross_e2e s390x "$k" "$what_s390x" $be_e2e_tests
-done
-for k in $arm32_kernels; do
-	# shellcheck disable=SC2086 # a list of test names
-	built armhf && cross_e2e armhf "$k" "$what_armhf" $arm32_e2e_tests
+two_at_a_time "${queue[@]}"
+# Two cores each, in turn: the end-to-end tests of the other architectures' guests.
+queue=()
+queue_cross s390x e2e
+queue_cross armhf e2e
+for job in "${queue[@]}"; do
+	eval "$job"
 done
 # The end-to-end tests on each kernel: at XDP, then at the tc hook; with the vCPUs in turn
 # (one host core each) the two guests side by side.
