@@ -7,9 +7,11 @@
  *   fp-udp client ADDR PORT N     sends N sequence-numbered datagrams (a window of 16 in
  *                                 flight), checks each echo byte for byte, resends lost ones;
  *                                 prints "sent N echoed N corrupt 0 resent R"; exit 0 if all
- *                                 came back intact. N 0: until SIGUSR1, which also ends a
- *                                 counted conversation early (what was sent is then awaited).
- *                                 Fails after 30 s without an echo.
+ *                                 came back intact. Before it: what the first corrupt echoes
+ *                                 were, and the socket's errors (ICMP errors of datagrams
+ *                                 lost, resent as the others). N 0: until SIGUSR1, which
+ *                                 also ends a counted conversation early (what was sent is
+ *                                 then awaited). Fails after 30 s without an echo.
  *   fp-udp client ADDR PORT N MS  the same, but the first datagram goes alone, and the rest
  *                                 MS milliseconds after its echo, as after a handshake: the
  *                                 daemon offloads the conversation meanwhile, so a test of
@@ -114,6 +116,49 @@ static void on_sigusr1(int sig)
 	stop_sending = 1;
 }
 
+static size_t first_difference(const uint8_t *a, const uint8_t *b)
+{
+	size_t i = 0;
+
+	while (i < PAYLOAD && a[i] == b[i])
+		i++;
+	return i;
+}
+
+/*
+ * A connected UDP socket reports an ICMP error for a datagram it sent (port or host
+ * unreachable) to the next send or receive, which fails: the datagram was lost, and is
+ * resent as any other. Counted apart from corrupt echoes, and shown.
+ */
+struct socket_errors {
+	unsigned long count;
+	int last; /* errno */
+};
+
+static void note_error(struct socket_errors *errors)
+{
+	if (errno == EINTR || errno == EAGAIN)
+		return;
+	errors->count++;
+	errors->last = errno;
+}
+
+/*
+ * What a corrupt echo was, for whoever reads a failure: its length, the sequence number it
+ * starts with, where it first differs from that datagram's payload (of the right length),
+ * its first bytes.
+ */
+static void report_corrupt(const uint8_t *buf, ssize_t len, size_t differs_at, uint32_t next,
+			   uint32_t low)
+{
+	printf("corrupt echo: %zd bytes (want %d), differs from byte %zu, seq %u (sent up to %u, "
+	       "oldest unanswered %u), starts",
+	       len, PAYLOAD, differs_at, len >= 4 ? payload_seq(buf) : 0, next, low);
+	for (ssize_t i = 0; i < len && i < 16; i++)
+		printf(" %02x", buf[i]);
+	printf("\n");
+}
+
 /*
  * The datagrams not yet echoed lie between the oldest of them (low) and the next to send;
  * a ring of RING slots holds their state, and no new datagram is sent while the oldest one
@@ -129,6 +174,7 @@ static int client(const char *addr, const char *port, uint32_t count, uint32_t s
 	uint8_t *echoed = calloc(RING, 1);
 	double *sent_at = calloc(RING, sizeof(double));
 	unsigned long corrupt = 0, resent = 0, done = 0;
+	struct socket_errors errors = {};
 	uint32_t next = 0, low = 0;
 	bool settling = settle_ms > 0; /* the first datagram alone, a pause after its echo */
 	int fd;
@@ -161,7 +207,8 @@ static int client(const char *addr, const char *port, uint32_t count, uint32_t s
 				continue;
 			if (now_s() - sent_at[s % RING] > 0.3) {
 				payload_fill(want, s, PAYLOAD);
-				send(fd, want, PAYLOAD, 0);
+				if (send(fd, want, PAYLOAD, 0) < 0)
+					note_error(&errors);
 				sent_at[s % RING] = now_s();
 				resent++;
 			}
@@ -169,7 +216,8 @@ static int client(const char *addr, const char *port, uint32_t count, uint32_t s
 		}
 		while (next < count && in_flight < (settling ? 1 : WINDOW) && next - low < RING) {
 			payload_fill(want, next, PAYLOAD);
-			send(fd, want, PAYLOAD, 0);
+			if (send(fd, want, PAYLOAD, 0) < 0)
+				note_error(&errors); /* resent as if lost */
 			echoed[next % RING] = 0;
 			sent_at[next++ % RING] = now_s();
 			in_flight++;
@@ -178,14 +226,17 @@ static int client(const char *addr, const char *port, uint32_t count, uint32_t s
 			continue;
 		ssize_t n = recv(fd, buf, sizeof(buf), 0);
 
-		if (n != PAYLOAD) {
-			corrupt++;
+		if (n < 0) {
+			note_error(&errors);
 			continue;
 		}
-		memcpy(&seq, buf, 4);
+		seq = n >= 4 ? payload_seq(buf) : 0;
 		payload_fill(want, seq, PAYLOAD);
-		if (seq >= next || memcmp(buf, want, PAYLOAD)) {
-			corrupt++;
+		if (n != PAYLOAD || seq >= next || memcmp(buf, want, PAYLOAD)) {
+			if (corrupt++ < 5)
+				report_corrupt(buf, n,
+					       n == PAYLOAD ? first_difference(buf, want) : 0, next,
+					       low);
 			continue;
 		}
 		if (seq >= low && !echoed[seq % RING]) { /* else a resent one's second echo */
@@ -209,6 +260,9 @@ static int client(const char *addr, const char *port, uint32_t count, uint32_t s
 		if (poll(&pfd, 1, 500) == 1 && recv(fd, buf, sizeof(buf), 0) == 3)
 			break;
 	}
+	if (errors.count)
+		printf("socket errors %lu, the last: %s (ICMP errors of datagrams lost, resent)\n",
+		       errors.count, strerror(errors.last));
 	printf("sent %u echoed %lu corrupt %lu resent %lu\n", next, done, corrupt, resent);
 	return done == next && next == count && corrupt == 0 ? 0 : 1;
 }

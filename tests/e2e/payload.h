@@ -23,4 +23,12 @@ static inline void payload_fill(uint8_t *buf, uint32_t seq, size_t len)
 	}
 }
 
+static inline uint32_t payload_seq(const uint8_t *buf)
+{
+	uint32_t seq;
+
+	memcpy(&seq, buf, 4);
+	return seq;
+}
+
 #endif
