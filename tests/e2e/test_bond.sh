@@ -10,13 +10,12 @@
 #  cli c0 --- r0 (native)  rtr  [wan0: bond, tc hook] r1 --- s0 srv
 . "$(dirname "$0")/testbed.sh"
 if [ -n "${E2E_MODE:-}" ]; then
-	tb_log "skip: this test chooses each port's hook"
-	exit 77
+	tb_skip "this test chooses each port's hook"
 fi
 tb_setup
 modprobe -q bonding 2>/dev/null
 rtr ip link add wan0 type bond mode active-backup 2>/dev/null ||
-	{ tb_log "skip: no bonding driver in this kernel"; exit 77; }
+	tb_skip "no bonding driver in this kernel"
 ip -n "$TB_RTR" -b - <<-BATCH
 	addr flush dev r1
 	link set r1 down

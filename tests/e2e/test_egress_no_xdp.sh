@@ -11,8 +11,7 @@
 #  cli c0 --- r0 [lan0: macvlan, tc hook]  rtr  r1 (native) --- s0 srv
 . "$(dirname "$0")/testbed.sh"
 if [ -n "${E2E_MODE:-}" ]; then
-	tb_log "skip: this test chooses each port's hook"
-	exit 77
+	tb_skip "this test chooses each port's hook"
 fi
 tb_setup
 rtr ip link add lan0 link r0 type macvlan mode bridge

@@ -11,7 +11,7 @@
 . "$(dirname "$0")/testbed.sh"
 tb_setup
 rtr nft add flowtable inet fw ft '{ hook ingress priority filter; devices = { r0, r1 }; }' \
-	2>/dev/null || { tb_log "skip: no nft flowtables in this kernel"; exit 77; }
+	2>/dev/null || tb_skip "no nft flowtables in this kernel"
 rtr nft insert rule inet fw forward meta l4proto '{ tcp, udp }' flow add @ft
 tb_attach || exit 1
 # The kernel forwards each connection's start until the daemon offloads it. In an emulated

@@ -10,7 +10,7 @@
 tb_setup
 jit=/proc/sys/net/core/bpf_jit_enable
 jit0=$(cat "$jit")
-echo 0 >"$jit" 2>/dev/null || { tb_log "skip: this kernel's BPF JIT is always on"; exit 77; }
+echo 0 >"$jit" 2>/dev/null || tb_skip "this kernel's BPF JIT is always on"
 TB_UNDO+=("echo $jit0 >$jit")
 
 fastpath attach r0 r1 --log-file "$TB_TMP/daemon.log" >"$TB_TMP/attach.out" 2>&1 ||

@@ -13,7 +13,7 @@
 # transport): the kernel sends in the clear, and the policies are what the daemon sees.
 . "$(dirname "$0")/testbed.sh"
 tb_setup
-rtr ip xfrm policy list >/dev/null 2>&1 || { tb_log "skip: no xfrm in this kernel"; exit 77; }
+rtr ip xfrm policy list >/dev/null 2>&1 || tb_skip "no xfrm in this kernel"
 
 srv ip addr add 198.19.8.2/32 dev lo
 rtr ip route add 198.19.8.0/24 via 198.19.2.2

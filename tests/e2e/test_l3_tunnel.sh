@@ -12,7 +12,7 @@
 . "$(dirname "$0")/testbed.sh"
 tb_setup
 modprobe -q tun 2>/dev/null
-[ -c /dev/net/tun ] || { tb_log "skip: no tun device in this kernel"; exit 77; }
+[ -c /dev/net/tun ] || tb_skip "no tun device in this kernel"
 
 # The tunnel: the server listens first (a relay whose first datagram is refused ends).
 tun_opts=tun-type=tun,iff-no-pi,iff-up,tun-name=tun0

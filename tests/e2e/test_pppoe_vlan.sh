@@ -19,7 +19,7 @@
 . "$(dirname "$0")/testbed.sh"
 tb_setup
 rtr ip link add link r1 name r1.7 type vlan id 7 2>/dev/null ||
-	{ tb_log "skip: no 802.1Q VLAN devices in this kernel"; exit 77; }
+	tb_skip "no 802.1Q VLAN devices in this kernel"
 srv ip link add link s0 name s0.7 type vlan id 7
 rtr ip link set r1.7 up
 srv ip link set s0.7 up

@@ -9,8 +9,7 @@
 # over the CPUs.
 . "$(dirname "$0")/testbed.sh"
 if [ "${E2E_MODE:-}" = tc ]; then
-	tb_log "skip: --steer hands frames to other CPUs from XDP, not from the tc hook"
-	exit 77
+	tb_skip "--steer hands frames to other CPUs from XDP, not from the tc hook"
 fi
 tb_setup
 cpus=$(nproc)

@@ -17,7 +17,7 @@
 . "$(dirname "$0")/testbed.sh"
 tb_setup
 modprobe -q tun 2>/dev/null
-[ -c /dev/net/tun ] || { tb_log "skip: no tun device in this kernel"; exit 77; }
+[ -c /dev/net/tun ] || tb_skip "no tun device in this kernel"
 
 FP_TAP=$TB_BUILD/fp-tap
 VM_MAC=02:00:00:00:03:02

@@ -17,7 +17,7 @@
 . "$(dirname "$0")/testbed.sh"
 tb_setup
 rtr ip link add link r0 name r0.7 type vlan id 7 2>/dev/null ||
-	{ tb_log "skip: no 802.1Q VLAN devices in this kernel"; exit 77; }
+	tb_skip "no 802.1Q VLAN devices in this kernel"
 # Tags travel in the frames: no VLAN offload on either end of the wire.
 cli ethtool -K c0 rxvlan off txvlan off >/dev/null
 rtr ethtool -K r0 rxvlan off txvlan off >/dev/null

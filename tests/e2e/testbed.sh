@@ -47,6 +47,9 @@ tb_log() { printf '%s\n' "$*" >&2; }
 # In a guest, into the kernel's log too (as run.sh marks each test's start and end there).
 tb_kmsg() { [ -n "${E2E_EMULATED:-}" ] && [ -w /dev/kmsg ] && echo "<4>e2e: $*" >/dev/kmsg; }
 tb_fail() { tb_log "FAIL: $*"; return 1; }
+# tb_skip REASON: the test needs what this kernel or machine lacks, or does not apply in
+# this E2E_MODE; run.sh shows REASON beside "skip", and the guests that have it run it.
+tb_skip() { tb_log "skip: $*"; exit 77; }
 
 tb_setup() {
 	trap tb_cleanup EXIT
@@ -555,9 +558,9 @@ eq() { [ "$1" = "$2" ] || { [ -n "${TB_QUIET:-}" ] || tb_log "    got '$1', want
 tb_pppoe_wan() { # RTR_DEV SRV_DEV SESSIONS
 	local sessions=$3
 	modprobe -q pppoe 2>/dev/null
-	rtr test -e /proc/net/pppoe || { tb_log "skip: no PPPoE in this kernel"; exit 77; }
+	rtr test -e /proc/net/pppoe || tb_skip "no PPPoE in this kernel"
 	command -v pppd >/dev/null && command -v pppoe-server >/dev/null ||
-		{ tb_log "skip: pppd or pppoe-server is not installed"; exit 77; }
+		tb_skip "pppd or pppoe-server is not installed"
 	printf '%s\n' noauth mtu\ 1492 mru\ 1492 lcp-echo-interval\ 0 >"$TB_TMP/isp.options"
 	for ((; sessions > 0; sessions--)); do echo 198.19.9.1; done >"$TB_TMP/isp.pool"
 	srv pppoe-server -I "$2" -L 198.19.9.2 -p "$TB_TMP/isp.pool" -N "$3" \
