@@ -40,9 +40,17 @@ tb_log "  $ok short connections succeeded, $bad failed in ${CHURN_SECONDS}s; sta
 	"$(tb_status | jq -c '{offloaded, offload_total, removed_total, events, overruns, errors}')"
 check "thousands of short connections ($ok)" ge "$ok" $((CHURN_SECONDS * 50))
 check "... none failed" eq "$bad" 0
-check "the long TCP download arrived intact" bash -c "wait $long_tcp 2>/dev/null; [ \"\$(cat $TB_TMP/long-tcp.sha)\" = $want ]"
+wait "$long_tcp" # (a check's bash -c could not wait for this shell's child)
+check "the long TCP download arrived intact" eq "$(cat "$TB_TMP/long-tcp.sha")" "$want"
 check "the long UDP stream arrived intact" wait "$long_udp"
 tb_log "  long UDP: $(cat "$TB_TMP/long-udp.out")"
+# Who sent the unreachables behind any socket errors the client shows (a neighbour that
+# failed to resolve under the load: the router or the client itself; a port: the server).
+unreachables() { "$1" nstat -asz "$2" | awk -v name="$2" '$1 == name { print $2 }'; }
+tb_log "  ICMP unreachables sent: router $(unreachables rtr IcmpOutDestUnreachs)," \
+	"server $(unreachables srv IcmpOutDestUnreachs)," \
+	"client $(unreachables cli IcmpOutDestUnreachs);" \
+	"received by the client $(unreachables cli IcmpInDestUnreachs)"
 check "the daemon reported no error" eq "$(tb_status | jq .errors)" 0
 
 # Every flow entry has a live conntrack entry. UDP entries expire all the time (30 s after
