@@ -5,10 +5,11 @@
  * The kernel advances jiffies_64 by one each time CLOCK_MONOTONIC passes another tick of
  * TICK_NSEC, (10^9 + HZ/2) / HZ, so a value of jiffies, the time it took that value, and
  * the tick's length give CLOCK_MONOTONIC to a tick. HZ is nowhere to be read (CONFIG_HZ is
- * in no file a router is sure to have): jiffies are sampled for a quarter of a second, and
- * of the HZ values a kernel can be built with, the one whose tick fits the changes seen is
- * taken. Changes are seen late, by a tick interrupt held up or a slow sample (milliseconds
- * in an emulated guest), never early, which is what the fit relies on (disagreement()).
+ * in no file a router is sure to have): jiffies are sampled for a quarter of a second (a
+ * second when that cannot tell the HZ, clear_fit()), and of the HZ values a kernel can be
+ * built with, the one whose tick fits the changes seen is taken. Changes are seen late, by
+ * a tick interrupt held up or a slow sample (milliseconds in an emulated guest), never
+ * early, which is what the fit relies on (disagreement()).
  * The daemon's check at each scan (fp_clock_check) calibrates again should the clock drift.
  */
 #include <errno.h>
@@ -22,8 +23,9 @@
 #include "common.h"
 #include "probe.skel.h"
 
-#define SPAN_NS	    (NSEC / 4) /* sampled: 62 changes at 250 Hz, 6 at the slowest HZ, 24 */
-#define MAX_CHANGES 256	       /* 1200 Hz, the fastest, changes 240 times in SPAN_NS */
+#define SPAN_NS	     (NSEC / 4) /* sampled: 62 changes at 250 Hz, 6 at the slowest HZ, 24 */
+#define LONG_SPAN_NS NSEC	/* sampled when SPAN_NS does not tell the HZ */
+#define MAX_CHANGES  1280	/* 1200 Hz, the fastest, changes 1200 times in LONG_SPAN_NS */
 
 /* The HZ values of the kernel's Kconfig files, of every architecture. */
 static const unsigned int kernel_hz[] = {24,  32,  48,	64,  100,  128,	 200,
@@ -73,20 +75,32 @@ struct clock_change {
 	uint64_t jiffies, seen_ns;
 };
 
-/* Samples jiffies for SPAN_NS and records their changes; how many, or -errno. */
-static int sample_changes(struct clock_change *changes, int max)
-{
-	struct clock_sample first, prev, s;
-	int n = 0, err = clock_sample(&first);
+/* The changes of jiffies seen since the first sample. */
+struct clock_sampling {
+	struct clock_sample first, last;
+	int n;
+	struct clock_change changes[MAX_CHANGES];
+};
 
-	prev = first;
-	while (!err && n < max && prev.ns - first.ns < SPAN_NS) {
-		err = clock_sample(&s);
-		if (!err && s.jiffies != prev.jiffies)
-			changes[n++] = (struct clock_change){s.jiffies, s.ns};
-		prev = s;
+/* Samples jiffies until @span_ns after the first sample (taken now if none was), recording
+ * their changes; 0, or -errno. */
+static int sample_changes(struct clock_sampling *sampling, uint64_t span_ns)
+{
+	struct clock_sample s;
+	int err = 0;
+
+	if (!sampling->first.ns) {
+		err = clock_sample(&sampling->first);
+		sampling->last = sampling->first;
 	}
-	return err ? err : n;
+	while (!err && sampling->n < MAX_CHANGES &&
+	       sampling->last.ns - sampling->first.ns < span_ns) {
+		err = clock_sample(&s);
+		if (!err && s.jiffies != sampling->last.jiffies)
+			sampling->changes[sampling->n++] = (struct clock_change){s.jiffies, s.ns};
+		sampling->last = s;
+	}
+	return err;
 }
 
 /* When jiffies @j began, as change @c tells if ticks are @tick long: no earlier than that
@@ -117,25 +131,63 @@ static uint64_t disagreement(const struct clock_change *c, int n, uint64_t tick)
 	return (uint64_t)llabs((long long)(last - first));
 }
 
-int fp_clock_calibrate(struct fp_clock *clock)
+/* The tick of the HZ that fits the @n changes best, and in @best by how much they disagree. */
+static uint64_t best_tick(const struct clock_change *c, int n, uint64_t *best)
 {
-	struct clock_change changes[MAX_CHANGES];
-	uint64_t tick = 0, best = UINT64_MAX;
-	int64_t start = INT64_MAX;
-	int n = sample_changes(changes, MAX_CHANGES);
+	uint64_t tick = 0;
 
-	if (n < 0)
-		return n;
-	if (n < 6) /* not 2 per third: jiffies stand (almost) still */
-		return -ETIME;
+	*best = UINT64_MAX;
 	for (size_t i = 0; i < sizeof(kernel_hz) / sizeof(kernel_hz[0]); i++) {
-		uint64_t t = tick_of(kernel_hz[i]), d = disagreement(changes, n, t);
+		uint64_t t = tick_of(kernel_hz[i]), d = disagreement(c, n, t);
 
-		if (d < best) {
-			best = d;
+		if (d < *best) {
+			*best = d;
 			tick = t;
 		}
 	}
+	return tick;
+}
+
+/*
+ * Whether a fit of @tick to the @n changes leaves no doubt. With the right tick most
+ * changes are seen promptly and tell about the same start, within a fraction of a tick of
+ * the earliest answer; with a wrong one the answers drift apart along the sampling (250 Hz
+ * against 256: 6 ms in a quarter of a second), however well the two thirds agree when a
+ * run of late changes in one of them happens to make up for the drift (an emulated guest
+ * beside another, now and then). Clear when half of them answer within an eighth of a tick.
+ */
+static bool clear_fit(const struct clock_change *c, int n, uint64_t tick)
+{
+	int64_t earliest = INT64_MAX;
+	int close = 0;
+
+	for (int i = 0; i < n; i++)
+		if (implied(&c[i], c[0].jiffies, tick) < earliest)
+			earliest = implied(&c[i], c[0].jiffies, tick);
+	for (int i = 0; i < n; i++)
+		close += implied(&c[i], c[0].jiffies, tick) - earliest <= (int64_t)tick / 8;
+	return 2 * close >= n;
+}
+
+int fp_clock_calibrate(struct fp_clock *clock)
+{
+	struct clock_sampling sampling = {0};
+	struct clock_change *changes = sampling.changes;
+	uint64_t tick = 0, best = 0;
+	int64_t start = INT64_MAX;
+	int n, err = sample_changes(&sampling, SPAN_NS);
+
+	if (!err && sampling.n >= 6) {
+		tick = best_tick(changes, sampling.n, &best);
+		if (!clear_fit(changes, sampling.n, tick)) /* four times the evidence */
+			err = sample_changes(&sampling, LONG_SPAN_NS);
+	}
+	if (err)
+		return err;
+	n = sampling.n;
+	if (n < 6) /* not 2 per third: jiffies stand (almost) still */
+		return -ETIME;
+	tick = best_tick(changes, n, &best);
 	if (best > tick / 4) /* no HZ fits: better no jiffies clock than a wrong one */
 		return -ERANGE;
 	/* The start: the earliest answer of all, the least delayed one. */

@@ -12,9 +12,9 @@
 
 #include "xdp_fastpath.h"
 
-/* Measures the tick (a quarter of a second) and sets @clock; 0, or -errno when the kernel cannot
- * read jiffies or they do not tick like a kernel's (then the datapath reads
- * bpf_ktime_get_ns()). */
+/* Measures the tick (a quarter of a second, or a second when that does not tell the HZ) and
+ * sets @clock; 0, or -errno when the kernel cannot read jiffies or they do not tick like a
+ * kernel's (then the datapath reads bpf_ktime_get_ns()). */
 int fp_clock_calibrate(struct fp_clock *clock);
 
 /* What fp_clock_calibrate()'s -errno @err means, for a log line. */
@@ -36,7 +36,7 @@ bool fp_clock_lag_ok(const struct fp_clock *clock, int64_t lag_ns);
  * while calibrations fail, after waits that double from FP_CLOCK_RETRY_FIRST_NS to
  * FP_CLOCK_RETRY_LAST_NS. A calibration that fails at attach (a router busy booting, an
  * emulated guest) costs the datapath the kernel's clock only until one succeeds; a kernel
- * whose jiffies never calibrate costs the daemon a quarter of a second every 10 minutes.
+ * whose jiffies never calibrate costs the daemon a second or so every 10 minutes.
  */
 #define FP_CLOCK_RETRY_FIRST_NS (10 * 1000000000ull)
 #define FP_CLOCK_RETRY_LAST_NS	(600 * 1000000000ull)
