@@ -69,17 +69,11 @@ static int clock_sample(struct clock_sample *s)
 	return 0;
 }
 
-/* A change of jiffies seen while sampling: to @jiffies, by @seen_ns. The tick that made it
- * came before @seen_ns, late by however long its interrupt was held up, never early. */
-struct clock_change {
-	uint64_t jiffies, seen_ns;
-};
-
 /* The changes of jiffies seen since the first sample. */
 struct clock_sampling {
 	struct clock_sample first, last;
 	int n;
-	struct clock_change changes[MAX_CHANGES];
+	struct fp_clock_change changes[MAX_CHANGES];
 };
 
 /* Samples jiffies until @span_ns after the first sample (taken now if none was), recording
@@ -97,7 +91,8 @@ static int sample_changes(struct clock_sampling *sampling, uint64_t span_ns)
 	       sampling->last.ns - sampling->first.ns < span_ns) {
 		err = clock_sample(&s);
 		if (!err && s.jiffies != sampling->last.jiffies)
-			sampling->changes[sampling->n++] = (struct clock_change){s.jiffies, s.ns};
+			sampling->changes[sampling->n++] =
+				(struct fp_clock_change){s.jiffies, s.ns};
 		sampling->last = s;
 	}
 	return err;
@@ -105,7 +100,7 @@ static int sample_changes(struct clock_sampling *sampling, uint64_t span_ns)
 
 /* When jiffies @j began, as change @c tells if ticks are @tick long: no earlier than that
  * (its tick came by @seen_ns). */
-static int64_t implied(const struct clock_change *c, uint64_t j, uint64_t tick)
+static int64_t implied(const struct fp_clock_change *c, uint64_t j, uint64_t tick)
 {
 	return (int64_t)c->seen_ns + (int64_t)(j - c->jiffies) * (int64_t)tick;
 }
@@ -117,7 +112,7 @@ static int64_t implied(const struct clock_change *c, uint64_t j, uint64_t tick)
  * delayed one, and with the right tick the two agree. With one 2.4% off (250 against
  * 256 Hz), the answers of changes 0.1 s apart differ by 2.4 ms.
  */
-static uint64_t disagreement(const struct clock_change *c, int n, uint64_t tick)
+static uint64_t disagreement(const struct fp_clock_change *c, int n, uint64_t tick)
 {
 	int64_t first = INT64_MAX, last = INT64_MAX;
 	uint64_t j0 = c[0].jiffies;
@@ -132,7 +127,7 @@ static uint64_t disagreement(const struct clock_change *c, int n, uint64_t tick)
 }
 
 /* The tick of the HZ that fits the @n changes best, and in @best by how much they disagree. */
-static uint64_t best_tick(const struct clock_change *c, int n, uint64_t *best)
+static uint64_t best_tick(const struct fp_clock_change *c, int n, uint64_t *best)
 {
 	uint64_t tick = 0;
 
@@ -156,7 +151,7 @@ static uint64_t best_tick(const struct clock_change *c, int n, uint64_t *best)
  * run of late changes in one of them happens to make up for the drift (an emulated guest
  * beside another, now and then). Clear when half of them answer within an eighth of a tick.
  */
-static bool clear_fit(const struct clock_change *c, int n, uint64_t tick)
+static bool clear_fit(const struct fp_clock_change *c, int n, uint64_t tick)
 {
 	int64_t earliest = INT64_MAX;
 	int close = 0;
@@ -169,17 +164,29 @@ static bool clear_fit(const struct clock_change *c, int n, uint64_t tick)
 	return 2 * close >= n;
 }
 
+uint64_t fp_clock_fit(const struct fp_clock_change *changes, int n, bool *clear)
+{
+	uint64_t best, tick = best_tick(changes, n, &best);
+
+	*clear = false;
+	if (best > tick / 4) /* no HZ fits: better no jiffies clock than a wrong one */
+		return 0;
+	*clear = clear_fit(changes, n, tick);
+	return tick;
+}
+
 int fp_clock_calibrate(struct fp_clock *clock)
 {
 	struct clock_sampling sampling = {0};
-	struct clock_change *changes = sampling.changes;
-	uint64_t tick = 0, best = 0;
+	struct fp_clock_change *changes = sampling.changes;
 	int64_t start = INT64_MAX;
 	int n, err = sample_changes(&sampling, SPAN_NS);
+	uint64_t tick;
+	bool clear;
 
 	if (!err && sampling.n >= 6) {
-		tick = best_tick(changes, sampling.n, &best);
-		if (!clear_fit(changes, sampling.n, tick)) /* four times the evidence */
+		fp_clock_fit(changes, sampling.n, &clear);
+		if (!clear) /* four times the evidence */
 			err = sample_changes(&sampling, LONG_SPAN_NS);
 	}
 	if (err)
@@ -187,8 +194,8 @@ int fp_clock_calibrate(struct fp_clock *clock)
 	n = sampling.n;
 	if (n < 6) /* not 2 per third: jiffies stand (almost) still */
 		return -ETIME;
-	tick = best_tick(changes, n, &best);
-	if (best > tick / 4) /* no HZ fits: better no jiffies clock than a wrong one */
+	tick = fp_clock_fit(changes, n, &clear);
+	if (!tick)
 		return -ERANGE;
 	/* The start: the earliest answer of all, the least delayed one. */
 	clock->jiffies = changes[n - 1].jiffies;

@@ -17,6 +17,17 @@
  * kernel's (then the datapath reads bpf_ktime_get_ns()). */
 int fp_clock_calibrate(struct fp_clock *clock);
 
+/* A change of jiffies seen while sampling: to @jiffies, by @seen_ns (CLOCK_MONOTONIC). The
+ * tick that made it came before @seen_ns, late by however long its interrupt was held up,
+ * never early. */
+struct fp_clock_change {
+	uint64_t jiffies, seen_ns;
+};
+
+/* The tick of the kernel HZ that @n changes fit (fp_clock_calibrate's fit), or 0 if none
+ * does; @clear tells whether the fit leaves no doubt, or more changes are wanted. */
+uint64_t fp_clock_fit(const struct fp_clock_change *changes, int n, bool *clear);
+
 /* What fp_clock_calibrate()'s -errno @err means, for a log line. */
 const char *fp_clock_strerror(int err);
 

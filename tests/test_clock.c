@@ -39,12 +39,79 @@ static unsigned int config_hz(void)
 	return hz;
 }
 
+/*
+ * @n changes of jiffies at @hz, those of the first @late_ms milliseconds seen @late_by_us
+ * late (a guest's vCPU held up), the others within 0-99 us (a sample's own delay).
+ */
+static int made_up_changes(struct fp_clock_change *changes, int n, unsigned int hz,
+			   unsigned int late_ms, unsigned int late_by_us)
+{
+	uint64_t tick = (NSEC + hz / 2) / hz, t0 = 100 * NSEC;
+
+	for (int i = 0; i < n; i++) {
+		uint64_t at = i * tick, delay = (i * 7919 % 100) * 1000;
+
+		if (at < late_ms * 1000000ull)
+			delay = late_by_us * 1000ull;
+		changes[i] = (struct fp_clock_change){5000 + i, t0 + at + delay};
+	}
+	return n;
+}
+
+/* The fit of changes made up as made_up_changes() does, for a quarter of a second or a
+ * second: the tick it takes (0: none), and whether it is clear. */
+static uint64_t fit_of(unsigned int hz, unsigned int seconds_x4, unsigned int late_ms,
+		       unsigned int late_by_us, bool *clear)
+{
+	static struct fp_clock_change changes[1280];
+	int n = made_up_changes(changes, hz * seconds_x4 / 4, hz, late_ms, late_by_us);
+
+	return fp_clock_fit(changes, n, clear);
+}
+
+static void test_clock_fit(void)
+{
+	static const unsigned int hzs[] = {100, 250, 256, 1000, 1024};
+	bool clear;
+
+	tl_case_begin("the fit takes each HZ's tick from prompt changes, and is clear");
+	for (size_t i = 0; i < sizeof(hzs) / sizeof(hzs[0]); i++) {
+		uint64_t want = (NSEC + hzs[i] / 2) / hzs[i], got = fit_of(hzs[i], 1, 0, 0, &clear);
+
+		CHECK(got == want, "%u Hz: a tick of %llu ns, want %llu", hzs[i],
+		      (unsigned long long)got, (unsigned long long)want);
+		CHECK(clear, "%u Hz: the fit is not clear", hzs[i]);
+	}
+	tl_case_end();
+
+	/* CI's 32-bit ARM guest once took 256 Hz from a quarter second at 250 so. */
+	tl_case_begin("late changes that make a wrong HZ fit a quarter second leave it unclear");
+	CHECK_EQ(fit_of(250, 1, 83, 4000, &clear), 3906250, "250 Hz, a twelfth of a second late");
+	CHECK(!clear, "the wrong fit is clear");
+	CHECK_EQ(fit_of(1000, 1, 83, 4000, &clear), 976563, "1000 Hz, a twelfth of a second late");
+	CHECK(!clear, "the wrong fit is clear");
+	tl_case_end();
+
+	tl_case_begin("... and a second of them fits the right one, clear");
+	CHECK_EQ(fit_of(250, 4, 83, 4000, &clear), 4000000, "250 Hz over a second");
+	CHECK(clear, "the fit is not clear");
+	CHECK_EQ(fit_of(1000, 4, 83, 4000, &clear), 1000000, "1000 Hz over a second");
+	CHECK(clear, "the fit is not clear");
+	tl_case_end();
+
+	tl_case_begin("changes that fit no HZ give no tick");
+	CHECK_EQ(fit_of(250, 1, 125, 9000, &clear), 0, "250 Hz, half of it 9 ms late");
+	CHECK(!clear, "no fit, and clear");
+	tl_case_end();
+}
+
 void test_clock(void)
 {
 	struct fp_clock clock, drifted, none;
 	struct fp_clock_retry retry = {0};
 	struct timespec pause = {.tv_nsec = 300000000};
 
+	test_clock_fit(); /* no kernel's clock in it */
 	if (!(fx.kernel & FP_KERNEL_JIFFIES)) {
 		printf("  (no bpf_jiffies64() here: skipped)\n");
 		return;
