@@ -105,6 +105,19 @@ static int64_t implied(const struct fp_clock_change *c, uint64_t j, uint64_t tic
 	return (int64_t)c->seen_ns + (int64_t)(j - c->jiffies) * (int64_t)tick;
 }
 
+/* The earliest of @n changes' answers to when jiffies @j began: the least delayed one's. */
+static int64_t earliest(const struct fp_clock_change *c, int n, uint64_t j, uint64_t tick)
+{
+	int64_t at, first = INT64_MAX;
+
+	for (int i = 0; i < n; i++) {
+		at = implied(&c[i], j, tick);
+		if (at < first)
+			first = at;
+	}
+	return first;
+}
+
 /*
  * How far the first and last thirds of the changes disagree on when jiffies @j0 began, if a
  * tick is @tick long. Each change tells a time no earlier than the truth, later by how long
@@ -114,15 +127,9 @@ static int64_t implied(const struct fp_clock_change *c, uint64_t j, uint64_t tic
  */
 static uint64_t disagreement(const struct fp_clock_change *c, int n, uint64_t tick)
 {
-	int64_t first = INT64_MAX, last = INT64_MAX;
-	uint64_t j0 = c[0].jiffies;
+	int64_t first = earliest(c, n / 3, c[0].jiffies, tick);
+	int64_t last = earliest(c + n - n / 3, n / 3, c[0].jiffies, tick);
 
-	for (int i = 0; i < n / 3; i++)
-		if (implied(&c[i], j0, tick) < first)
-			first = implied(&c[i], j0, tick);
-	for (int i = n - n / 3; i < n; i++)
-		if (implied(&c[i], j0, tick) < last)
-			last = implied(&c[i], j0, tick);
 	return (uint64_t)llabs((long long)(last - first));
 }
 
@@ -153,14 +160,11 @@ static uint64_t best_tick(const struct fp_clock_change *c, int n, uint64_t *best
  */
 static bool clear_fit(const struct fp_clock_change *c, int n, uint64_t tick)
 {
-	int64_t earliest = INT64_MAX;
+	int64_t first = earliest(c, n, c[0].jiffies, tick);
 	int close = 0;
 
 	for (int i = 0; i < n; i++)
-		if (implied(&c[i], c[0].jiffies, tick) < earliest)
-			earliest = implied(&c[i], c[0].jiffies, tick);
-	for (int i = 0; i < n; i++)
-		close += implied(&c[i], c[0].jiffies, tick) - earliest <= (int64_t)tick / 8;
+		close += implied(&c[i], c[0].jiffies, tick) - first <= (int64_t)tick / 8;
 	return 2 * close >= n;
 }
 
@@ -179,30 +183,26 @@ int fp_clock_calibrate(struct fp_clock *clock)
 {
 	struct clock_sampling sampling = {0};
 	struct fp_clock_change *changes = sampling.changes;
-	int64_t start = INT64_MAX;
-	int n, err = sample_changes(&sampling, SPAN_NS);
-	uint64_t tick;
+	int err = sample_changes(&sampling, SPAN_NS);
+	uint64_t tick = 0;
 	bool clear;
 
 	if (!err && sampling.n >= 6) {
-		fp_clock_fit(changes, sampling.n, &clear);
-		if (!clear) /* four times the evidence */
+		tick = fp_clock_fit(changes, sampling.n, &clear);
+		if (!clear) { /* four times the evidence */
 			err = sample_changes(&sampling, LONG_SPAN_NS);
+			tick = err ? 0 : fp_clock_fit(changes, sampling.n, &clear);
+		}
 	}
 	if (err)
 		return err;
-	n = sampling.n;
-	if (n < 6) /* not 2 per third: jiffies stand (almost) still */
+	if (sampling.n < 6) /* not 2 per third: jiffies stand (almost) still */
 		return -ETIME;
-	tick = fp_clock_fit(changes, n, &clear);
 	if (!tick)
 		return -ERANGE;
 	/* The start: the earliest answer of all, the least delayed one. */
-	clock->jiffies = changes[n - 1].jiffies;
-	for (int i = 0; i < n; i++)
-		if (implied(&changes[i], clock->jiffies, tick) < start)
-			start = implied(&changes[i], clock->jiffies, tick);
-	clock->ns = (uint64_t)start;
+	clock->jiffies = changes[sampling.n - 1].jiffies;
+	clock->ns = (uint64_t)earliest(changes, sampling.n, clock->jiffies, tick);
 	clock->tick_ns = tick;
 	return 0;
 }
