@@ -57,6 +57,7 @@ MIXES=${BENCH_MIX-zipf}
 ROUNDS=${BENCH_ROUNDS:-3}
 RUN_S=${BENCH_SECONDS:-3}
 DO_TCP=${BENCH_TCP:-1}
+DO_PPS=${BENCH_PPS:-1}
 if [ "$(nproc)" -ge 2 ]; then STEER=${BENCH_STEER-all 1}; else STEER=${BENCH_STEER-}; fi
 OUT=${BENCH_OUT:-build/bench}
 mkdir -p "$OUT"
@@ -137,7 +138,7 @@ wait_offloaded() { # COUNT TIMEOUT_S: seconds until the daemon has offloaded COU
 }
 # The rates are measured with live frames, which some kernels refuse (docs/testing.md):
 # one now, rather than after minutes of setting up.
-if [ "${BENCH_PPS:-1}" = 1 ]; then
+if [ "$DO_PPS" = 1 ]; then
 	gen 1 1 5 >/dev/null || die "the generator: this kernel sends no live frames"
 fi
 
@@ -211,7 +212,7 @@ for layout in $MEM_LAYOUTS; do
 	log "flow map memory, $name (key $ksize, value $vsize bytes): $b bytes per entry"
 	echo "alloc_bytes_$name=$b" >>"$OUT/extra.txt"
 done
-[ "${BENCH_PPS:-1}" = 1 ] || FLOWS=""
+[ "$DO_PPS" = 1 ] || FLOWS=""
 for n in $FLOWS; do
 	log "$n flows: establishing through the kernel"
 	establish "$n"
